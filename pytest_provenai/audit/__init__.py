@@ -1,0 +1,1 @@
+"""Pure audit functions (no pytest import): answer, citation, statistics, records."""

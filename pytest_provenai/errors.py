@@ -1,0 +1,35 @@
+"""Error types shared by the domain layers (no pytest import here).
+
+Every error carries one human-readable line that names the file / field / option and the fix.
+The plugin turns them into collection errors or ``pytest.UsageError``.
+"""
+
+from __future__ import annotations
+
+
+class ProvenaiError(Exception):
+    """Base class of every error pytest-provenai raises on bad input."""
+
+
+class FixtureError(ProvenaiError):
+    """A frozen fixture file or set is invalid.
+
+    ``path`` is the offending file, ``pointer`` a JSON pointer into it ("" for the whole
+    document), ``expected``/``actual`` describe the mismatch.
+    """
+
+    def __init__(self, path: str, pointer: str, expected: str, actual: str) -> None:
+        self.path = path
+        self.pointer = pointer
+        self.expected = expected
+        self.actual = actual
+        where = f"{path}#{pointer}" if pointer else path
+        super().__init__(f"{where}: expected {expected}, got {actual}")
+
+
+class BackendError(ProvenaiError):
+    """A generation backend, model or pipeline cannot be used; the message says the fix."""
+
+
+class ConfigError(ProvenaiError):
+    """An option or marker value is invalid; the plugin raises it as pytest.UsageError."""

@@ -1,0 +1,1 @@
+"""pytest hooks (being written)."""

@@ -1,0 +1,1 @@
+"""The system under audit: backends, prompt, parser, generation cache and the Subject."""

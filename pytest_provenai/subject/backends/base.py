@@ -1,0 +1,98 @@
+"""The Generator protocol every backend implements, and the values it returns."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """Decoding regime. Only greedy decoding is supported; it is part of every record."""
+
+    max_new_tokens: int = 96
+    strategy: str = "greedy"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What produced an output. ``name`` + ``weights_sha256`` + ``decoding`` identify the
+    model for snapshots; backend, device, dtype and library versions go to results JSON."""
+
+    backend: str
+    name: str
+    weights_sha256: str
+    dtype: str
+    decoding: Decoding
+    device: str = "cpu"
+    libraries: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["decoding"] = self.decoding.as_dict()
+        return d
+
+    def model_key(self) -> dict[str, Any]:
+        """The backend-independent part that snapshots and cache keys use."""
+        return {
+            "name": self.name,
+            "weights_sha256": self.weights_sha256,
+            "decoding": self.decoding.as_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    token_ids: bool
+    logprobs: bool
+    score: bool
+
+
+@dataclass
+class Generation:
+    """One greedy generation. ``token_ids``/``logprobs`` are empty when the backend has none."""
+
+    text: str
+    token_ids: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    finish_reason: str = "stop"  # "stop" (EOS) or "length"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Generation:
+        return cls(
+            text=str(d["text"]),
+            token_ids=[int(x) for x in d.get("token_ids", [])],
+            logprobs=[float(x) for x in d.get("logprobs", [])],
+            finish_reason=str(d.get("finish_reason", "stop")),
+        )
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """A text generator the harness audits.
+
+    ``generate`` decodes greedily from a fully rendered prompt string. ``score`` returns,
+    for each continuation position, the log-softmax distribution over the vocabulary
+    (a list of vocab-sized float lists, or an array convertible to one) under teacher forcing;
+    backends without logits declare ``capabilities.score = False`` and raise on ``score``.
+    ``render_chat`` turns a list of chat messages into the prompt string (the model's chat
+    template); a pipeline backend may return the user message unchanged.
+    """
+
+    @property
+    def identity(self) -> Identity: ...
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    def render_chat(self, messages: list[dict[str, str]]) -> str: ...
+
+    def generate(self, prompt: str) -> Generation: ...
+
+    def score(self, prompt: str, continuation_ids: list[int]) -> Any: ...
