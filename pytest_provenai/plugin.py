@@ -1,1 +1,227 @@
-"""pytest hooks (being written)."""
+"""pytest hooks and fixtures. Thin: each hook delegates to session.py or a domain module.
+
+Fixtures a test can request:
+
+* ``provenai_case`` — the case; a test that requests it is parametrised over the selected
+  cases of ``--provenai-fixtures``, with the case id as the test id.
+* ``provenai_subject`` — the system under audit (one per process / xdist worker).
+* ``provenai_record`` — ``record(dict) -> dict``: hands a verdict record to gates and results.
+* ``provenai_snapshot`` — syrupy's ``snapshot`` writing JSON under ``golden/<model>/``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pytest_provenai import gates as gates_mod
+from pytest_provenai import options as opt
+from pytest_provenai.errors import ProvenaiError
+from pytest_provenai.frozen.model import Case
+from pytest_provenai.session import CaseParam, ProvenaiSession
+from pytest_provenai.subject.subject import Subject
+
+SESSION_KEY = pytest.StashKey[ProvenaiSession]()
+GATE_RESULTS_KEY = pytest.StashKey[list[gates_mod.GateResult]]()
+WORKEROUTPUT_KEY = "provenai"
+
+
+class FixtureSetError(Exception):
+    """Raised at setup of the test standing for a fixture set that failed to load."""
+
+
+def _session(config: pytest.Config) -> ProvenaiSession:
+    return config.stash[SESSION_KEY]
+
+
+def _test_id(nodeid: str) -> str:
+    return nodeid.split("[", 1)[0]
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+# -- options and configuration ---------------------------------------------------------------
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("provenai", "provenance audits of retrieval-grounded QA")
+    for name, kind, help_text in opt.OPTIONS:
+        if kind == "bool":
+            group.addoption(
+                opt.flag(name), action="store_true", default=None, dest=name, help=help_text
+            )
+            parser.addini(name, help_text, type="bool", default=False)
+        elif kind == "paths":
+            group.addoption(
+                opt.flag(name), nargs="+", default=None, dest=name, metavar="DIR", help=help_text
+            )
+            parser.addini(name, help_text, type="paths", default=[])
+        else:
+            group.addoption(opt.flag(name), default=None, dest=name, help=help_text)
+            parser.addini(name, help_text, type="string", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for marker, text in gates_mod.MARKERS.items():
+        config.addinivalue_line("markers", f"{marker}(**gates): {text}")
+
+    def get(name: str) -> Any:
+        value = config.getoption(name)
+        return value if value is not None else config.getini(name)
+
+    try:
+        settings = opt.parse_settings(get, config.rootpath)
+        if (
+            config.getoption(opt.PIPELINE)
+            or config.getoption(opt.BACKEND)
+            or config.getoption(opt.MODEL)
+        ):
+            from pytest_provenai.subject.subject import preflight
+
+            preflight(backend=settings.backend, model=settings.model, pipeline=settings.pipeline)
+    except ProvenaiError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    worker_id = getattr(config, "workerinput", {}).get("workerid")
+    config.stash[SESSION_KEY] = ProvenaiSession(settings=settings, worker_id=worker_id)
+
+
+# -- parametrisation and collection ----------------------------------------------------------
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "provenai_case" not in metafunc.fixturenames:
+        return
+    session = _session(metafunc.config)
+    if not session.settings.fixtures:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid} requests provenai_case but no fixture set is "
+            "configured: pass --provenai-fixtures DIR or set provenai_fixtures in your ini"
+        )
+    params = session.case_params()
+    metafunc.parametrize("provenai_case", params, ids=[p.id for p in params], indirect=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    session = _session(config)
+    has_xdist = config.pluginmanager.hasplugin("xdist")
+    for item in items:
+        specs: list[gates_mod.GateSpec] = []
+        for marker in gates_mod.MARKERS:
+            for mark in item.iter_markers(name=marker):
+                if mark.args:
+                    raise pytest.UsageError(
+                        f"{_test_id(item.nodeid)}: @pytest.mark.{marker} takes gate bounds as "
+                        f"keywords only, got positional {mark.args!r}"
+                    )
+                try:
+                    specs += gates_mod.parse_marker(_test_id(item.nodeid), marker, mark.kwargs)
+                except ProvenaiError as exc:
+                    raise pytest.UsageError(str(exc)) from None
+        param = getattr(item, "callspec", None)
+        case_param = param.params.get("provenai_case") if param is not None else None
+        if isinstance(case_param, CaseParam):
+            if has_xdist:
+                item.add_marker(pytest.mark.xdist_group(name=case_param.id))
+            if specs:
+                session.register_gates(specs)
+                session.expect_record(item.nodeid, _test_id(item.nodeid), case_param.id)
+
+
+# -- fixtures --------------------------------------------------------------------------------
+@pytest.fixture
+def provenai_case(request: pytest.FixtureRequest) -> Case:
+    param: CaseParam = request.param
+    if param.error is not None:
+        raise FixtureSetError(f"fixture set failed to load: {param.error}")
+    assert param.case is not None
+    return param.case
+
+
+@pytest.fixture(scope="session")
+def provenai_subject(pytestconfig: pytest.Config) -> Subject:
+    session = _session(pytestconfig)
+    try:
+        return session.subject()
+    except ProvenaiError as exc:
+        pytest.exit(f"provenai: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+@pytest.fixture
+def provenai_record(request: pytest.FixtureRequest) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    session = _session(request.config)
+    nodeid = request.node.nodeid
+
+    def record(rec: dict[str, Any]) -> dict[str, Any]:
+        session.add_record(nodeid, _test_id(nodeid), rec)
+        return rec
+
+    return record
+
+
+@pytest.fixture
+def provenai_snapshot(snapshot: Any, provenai_subject: Subject, pytestconfig: pytest.Config) -> Any:
+    from pytest_provenai.snapshot import extension_for
+
+    golden = _session(pytestconfig).settings.golden
+    return snapshot.use_extension(extension_for(golden, provenai_subject.identity.name))
+
+
+# -- run bookkeeping -------------------------------------------------------------------------
+_SKIPPED = pytest.StashKey[set[str]]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    start = time.perf_counter()
+    yield
+    session = _session(item.config)
+    session.timings[item.nodeid] = round(time.perf_counter() - start, 4)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    skipped = item.stash.setdefault(_SKIPPED, set())
+    if report.skipped:
+        skipped.add(report.when)
+    if report.when == "teardown":
+        session = _session(item.config)
+        state = "skipped" if skipped else "no record (test errored or failed before recording)"
+        session.test_finished(item.nodeid, state, skipped=bool(skipped))
+
+
+# -- end of session: xdist merge, gates, results, summary ------------------------------------
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    payload = getattr(node, "workeroutput", {}).get(WORKEROUTPUT_KEY)
+    if payload:
+        _session(node.config).merge(payload)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    state = _session(config)
+    if _is_worker(config):
+        config.workeroutput[WORKEROUTPUT_KEY] = state.worker_payload()  # type: ignore[attr-defined]
+        return
+    results = state.evaluate_gates()
+    config.stash[GATE_RESULTS_KEY] = results
+    state.write_results(results)
+    if any(not r.passed for r in results) and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if _is_worker(config) or SESSION_KEY not in config.stash:
+        return
+    from pytest_provenai.report.summary import summary_lines
+
+    state = _session(config)
+    lines = summary_lines(state, config.stash.get(GATE_RESULTS_KEY, []))
+    if not lines:
+        return
+    terminalreporter.section("provenai")
+    for line in lines:
+        terminalreporter.write_line(line)

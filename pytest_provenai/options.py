@@ -1,0 +1,224 @@
+"""Option and ini names, and parsing of their values into a ``Settings`` object.
+
+Every ``--provenai-*`` option has an ini twin ``provenai_*``; the command line wins. Parsing
+raises :class:`pytest_provenai.errors.ConfigError` with one line naming the option and the
+fix; the plugin re-raises it as ``pytest.UsageError``. This module does not import pytest:
+it works on a getter ``get(name) -> value`` that the plugin builds from ``pytest.Config``.
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_provenai.errors import ConfigError
+
+# (option dest/ini name, command-line flag, help, kind) — kind drives ini registration.
+BACKEND = "provenai_backend"
+MODEL = "provenai_model"
+PIPELINE = "provenai_pipeline"
+FIXTURES = "provenai_fixtures"
+SAMPLE = "provenai_sample"
+SEED = "provenai_seed"
+RESULTS = "provenai_results"
+GOLDEN = "provenai_golden"
+CACHE = "provenai_cache"
+NO_CACHE = "provenai_no_cache"
+DEVICE = "provenai_device"
+DEVICES = "provenai_devices"
+MAX_NEW_TOKENS = "provenai_max_new_tokens"
+
+OPTIONS: tuple[tuple[str, str, str], ...] = (
+    (
+        BACKEND,
+        "string",
+        "generation backend: transformers, mlx, or module:factory "
+        "(default: mlx on Apple Silicon, else transformers)",
+    ),
+    (
+        MODEL,
+        "string",
+        "model: a local HF folder, a .gguf file or a hub id already in the "
+        "local HF cache (default: the embedded SmolLM2-135M-Instruct)",
+    ),
+    (PIPELINE, "string", "audit your own RAG generator: module:callable (see README)"),
+    (FIXTURES, "paths", "frozen fixture set folder(s) to audit"),
+    (SAMPLE, "string", "audit a deterministic sample of N cases (default: all)"),
+    (SEED, "string", "seed for --provenai-sample and bootstrap CIs (default: 42)"),
+    (RESULTS, "string", "write the run's results JSON to this path"),
+    (GOLDEN, "string", "folder of golden verdict snapshots (default: golden)"),
+    (CACHE, "string", "generation cache folder (default: .provenai-cache)"),
+    (NO_CACHE, "bool", "do not read or write the generation cache"),
+    (DEVICE, "string", "device for the model: cpu, cuda:N, mps or auto (default: cpu)"),
+    (DEVICES, "string", "under xdist, comma list of devices; worker gwN takes N mod len"),
+    (MAX_NEW_TOKENS, "string", "greedy decoding budget in new tokens (default: 96)"),
+)
+
+BUILTIN_BACKENDS = ("transformers", "mlx")
+_DEVICE_RE = re.compile(r"^(cpu|mps|auto|cuda(:\d+)?)$")
+_PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+DEFAULT_SEED = 42
+DEFAULT_MAX_NEW_TOKENS = 96
+
+
+def flag(name: str) -> str:
+    """``provenai_no_cache`` -> ``--provenai-no-cache``."""
+    return "--" + name.replace("_", "-")
+
+
+def default_backend() -> str:
+    if sys.platform == "darwin" and platform.machine() == "arm64":
+        return "mlx"
+    return "transformers"
+
+
+@dataclass(frozen=True)
+class Settings:
+    backend: str
+    model: str | None
+    pipeline: str | None
+    fixtures: tuple[Path, ...]
+    sample: int | None
+    seed: int
+    results: Path | None
+    golden: Path
+    cache: Path | None
+    device: str
+    devices: tuple[str, ...]
+    max_new_tokens: int
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def for_results(self) -> dict[str, Any]:
+        """The options as they go into the results JSON (paths as strings)."""
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "pipeline": self.pipeline,
+            "fixtures": [str(p) for p in self.fixtures],
+            "sample": self.sample,
+            "seed": self.seed,
+            "golden": str(self.golden),
+            "cache": str(self.cache) if self.cache else None,
+            "device": self.device,
+            "devices": list(self.devices),
+            "max_new_tokens": self.max_new_tokens,
+        }
+
+
+def _int(name: str, value: Any, *, minimum: int) -> int:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise ConfigError(
+            f"{flag(name)}: expected an integer >= {minimum}, got {value!r}"
+        ) from None
+    if number < minimum:
+        raise ConfigError(f"{flag(name)}: expected an integer >= {minimum}, got {number}")
+    return number
+
+
+def _device(name: str, value: str) -> str:
+    value = value.strip()
+    if not _DEVICE_RE.match(value):
+        raise ConfigError(f"{flag(name)}: unknown device {value!r}; use cpu, cuda:N, mps or auto")
+    return value
+
+
+def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
+    """Build ``Settings`` from ``get(name)`` (command line first, then ini, else None).
+
+    Relative ini/option paths are resolved against ``rootdir``.
+    """
+
+    def path(value: Any) -> Path:
+        p = Path(str(value)).expanduser()
+        return p if p.is_absolute() else rootdir / p
+
+    backend = str(get(BACKEND) or default_backend()).strip()
+    pipeline = get(PIPELINE)
+    if pipeline:
+        pipeline = str(pipeline).strip()
+        if not _PIPELINE_RE.match(pipeline):
+            raise ConfigError(
+                f"{flag(PIPELINE)}: expected module:callable (e.g. my_rag.audit:answer), "
+                f"got {pipeline!r}"
+            )
+    elif backend not in BUILTIN_BACKENDS and not _PIPELINE_RE.match(backend):
+        raise ConfigError(
+            f"{flag(BACKEND)}: unknown backend {backend!r}; use one of "
+            f"{', '.join(BUILTIN_BACKENDS)} or module:factory"
+        )
+
+    raw_fixtures = get(FIXTURES) or ()
+    if isinstance(raw_fixtures, (str, Path)):
+        raw_fixtures = [raw_fixtures]
+    fixtures = tuple(path(p) for p in raw_fixtures)
+
+    sample_raw = get(SAMPLE)
+    sample = None if sample_raw in (None, "") else _int(SAMPLE, sample_raw, minimum=1)
+    seed_raw = get(SEED)
+    seed = DEFAULT_SEED if seed_raw in (None, "") else _int(SEED, seed_raw, minimum=0)
+    mnt_raw = get(MAX_NEW_TOKENS)
+    max_new_tokens = (
+        DEFAULT_MAX_NEW_TOKENS
+        if mnt_raw in (None, "")
+        else _int(MAX_NEW_TOKENS, mnt_raw, minimum=1)
+    )
+
+    results_raw = get(RESULTS)
+    results = path(results_raw) if results_raw else None
+    golden = path(get(GOLDEN) or "golden")
+    cache = None if get(NO_CACHE) else path(get(CACHE) or ".provenai-cache")
+
+    device = _device(DEVICE, str(get(DEVICE) or "cpu"))
+    devices_raw = get(DEVICES)
+    devices: tuple[str, ...] = ()
+    if devices_raw:
+        parts = [p for p in str(devices_raw).split(",") if p.strip()]
+        if not parts:
+            raise ConfigError(f"{flag(DEVICES)}: expected a comma list like cpu,cuda:0")
+        devices = tuple(_device(DEVICES, p) for p in parts)
+
+    return Settings(
+        backend="pipeline" if pipeline else backend,
+        model=str(get(MODEL)) if get(MODEL) else None,
+        pipeline=pipeline or None,
+        fixtures=fixtures,
+        sample=sample,
+        seed=seed,
+        results=results,
+        golden=golden,
+        cache=cache,
+        device=device,
+        devices=devices,
+        max_new_tokens=max_new_tokens,
+    )
+
+
+def worker_device(settings: Settings, worker_id: str | None) -> str:
+    """The device this process uses: gwN takes devices[N mod len] when --provenai-devices
+    is set; otherwise --provenai-device."""
+    if settings.devices and worker_id and worker_id.startswith("gw"):
+        try:
+            index = int(worker_id[2:])
+        except ValueError:
+            index = 0
+        return settings.devices[index % len(settings.devices)]
+    if settings.devices and not worker_id:
+        return settings.devices[0]
+    return settings.device
+
+
+def sample_indices(n: int, sample: int | None, seed: int) -> list[int]:
+    """Deterministic sample of ``sample`` indices out of ``n``, kept in original order."""
+    import random
+
+    if sample is None or sample >= n:
+        return list(range(n))
+    return sorted(random.Random(seed).sample(range(n), sample))

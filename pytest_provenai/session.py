@@ -1,0 +1,202 @@
+"""Run state of one pytest process: settings, cases, the subject, records, gates.
+
+Kept in ``config.stash`` (see plugin.py). Under xdist every worker has its own
+``ProvenaiSession``; at the end each worker sends :meth:`worker_payload` through
+``config.workeroutput`` and the controller :meth:`merge`\\ s them, then evaluates the gates and
+writes results once. Without xdist the same object does both. Records are plain dicts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_provenai import gates as gates_mod
+from pytest_provenai._io import atomic_write_json
+from pytest_provenai.audit.fidelity import aggregate
+from pytest_provenai.errors import FixtureError
+from pytest_provenai.frozen.model import Case
+from pytest_provenai.options import Settings, sample_indices, worker_device
+from pytest_provenai.subject.subject import Subject
+
+RESULTS_SCHEMA_VERSION = 1
+
+
+@dataclass
+class CaseParam:
+    """What a parametrised test receives: a case, or the error that kept its set from
+    loading (the ``provenai_case`` fixture raises it at setup, so the other sets still run)."""
+
+    id: str
+    case: Case | None = None
+    error: FixtureError | None = None
+
+
+@dataclass
+class ProvenaiSession:
+    settings: Settings
+    worker_id: str | None = None
+    _params: list[CaseParam] | None = None
+    _subject: Subject | None = None
+    subject_error: Exception | None = None
+    load_seconds: float = 0.0
+    records: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    gate_specs: dict[tuple[str, str, str], gates_mod.GateSpec] = field(default_factory=dict)
+    recorded_nodeids: set[str] = field(default_factory=set)
+    gated_nodeids: dict[str, tuple[str, str]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fixture_errors: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.time)
+
+    # -- cases -----------------------------------------------------------------------------
+    def case_params(self) -> list[CaseParam]:
+        """Selected cases of all configured fixture sets (loaded once, lazily)."""
+        if self._params is None:
+            from pytest_provenai.frozen.load import load_fixture_set
+
+            cases: list[Case] = []
+            failed: list[tuple[str, FixtureError]] = []
+            for folder in self.settings.fixtures:
+                try:
+                    cases.extend(load_fixture_set(folder).cases)
+                except FixtureError as err:  # one bad set must not stop the others
+                    failed.append((folder.name, err))
+            keep = sample_indices(len(cases), self.settings.sample, self.settings.seed)
+            chosen = [cases[i] for i in keep]
+            seen: dict[str, int] = defaultdict(int)
+            for c in chosen:
+                seen[c.id] += 1
+            params = [
+                CaseParam(id=c.id if seen[c.id] == 1 else f"{c.fixture_set}/{c.id}", case=c)
+                for c in chosen
+            ]
+            for name, err in failed:
+                self.fixture_errors.append(str(err))
+                params.append(CaseParam(id=f"fixture-error:{name}", error=err))
+            self._params = params
+        return self._params
+
+    # -- subject ---------------------------------------------------------------------------
+    def subject(self) -> Subject:
+        """The subject under audit, built once per process (one model per xdist worker)."""
+        if self.subject_error is not None:
+            raise self.subject_error
+        if self._subject is None:
+            from pytest_provenai.subject.subject import make_subject
+
+            start = time.perf_counter()
+            try:
+                self._subject = make_subject(
+                    backend=self.settings.backend,
+                    model=self.settings.model,
+                    pipeline=self.settings.pipeline,
+                    device=worker_device(self.settings, self.worker_id),
+                    max_new_tokens=self.settings.max_new_tokens,
+                    cache_root=(
+                        self.settings.cache / "generations" if self.settings.cache else None
+                    ),
+                )
+            except Exception as exc:
+                self.subject_error = exc
+                raise
+            self.load_seconds = time.perf_counter() - start
+            self.models[self.worker_id or "main"] = self._subject.identity.as_dict()
+        return self._subject
+
+    # -- records and gates -----------------------------------------------------------------
+    def register_gates(self, specs: list[gates_mod.GateSpec]) -> None:
+        for s in specs:
+            self.gate_specs[(s.test, s.marker, s.metric)] = s
+
+    def expect_record(self, nodeid: str, test: str, case_id: str) -> None:
+        self.gated_nodeids[nodeid] = (test, case_id)
+
+    def add_record(self, nodeid: str, test: str, record: dict[str, Any]) -> None:
+        json.dumps(record)  # a record must be JSON-able; fail here, not at merge time
+        self.records[test].append(record)
+        self.recorded_nodeids.add(nodeid)
+
+    def test_finished(self, nodeid: str, outcome: str, skipped: bool) -> None:
+        """After teardown: a gated case that produced no record leaves a placeholder so the
+        gate fails closed (skipped cases are left out)."""
+        if nodeid in self.gated_nodeids and nodeid not in self.recorded_nodeids and not skipped:
+            test, case_id = self.gated_nodeids[nodeid]
+            self.records[test].append({"case_id": case_id, "missing": outcome})
+            self.recorded_nodeids.add(nodeid)
+
+    # -- xdist -----------------------------------------------------------------------------
+    def worker_payload(self) -> str:
+        return json.dumps(
+            {
+                "records": self.records,
+                "gates": [s.as_dict() for s in self.gate_specs.values()],
+                "timings": self.timings,
+                "models": self.models,
+                "fixture_errors": self.fixture_errors,
+            }
+        )
+
+    def merge(self, payload: str) -> None:
+        data = json.loads(payload)
+        for test, recs in data["records"].items():
+            self.records[test].extend(recs)
+        self.register_gates([gates_mod.GateSpec.from_dict(g) for g in data["gates"]])
+        self.timings.update(data["timings"])
+        self.models.update(data["models"])
+        for e in data["fixture_errors"]:
+            if e not in self.fixture_errors:
+                self.fixture_errors.append(e)
+
+    # -- end of session --------------------------------------------------------------------
+    def sorted_records(self) -> dict[str, list[dict[str, Any]]]:
+        return {
+            t: sorted(recs, key=lambda r: str(r.get("case_id")))
+            for t, recs in sorted(self.records.items())
+        }
+
+    def evaluate_gates(self) -> list[gates_mod.GateResult]:
+        recs = self.sorted_records()
+        return [
+            gates_mod.evaluate(spec, recs.get(spec.test, []), seed=self.settings.seed)
+            for _, spec in sorted(self.gate_specs.items())
+        ]
+
+    def aggregates(self) -> dict[str, dict[str, Any]]:
+        out = {}
+        for test, recs in self.sorted_records().items():
+            present = [r for r in recs if "missing" not in r]
+            if present and all(r.get("suite") == "fidelity" or "answer" in r for r in present):
+                out[test] = {
+                    "n": len(present),
+                    "missing": len(recs) - len(present),
+                    "metrics": aggregate(present, seed=self.settings.seed),
+                }
+        return out
+
+    def results(self, gate_results: list[gates_mod.GateResult]) -> dict[str, Any]:
+        return {
+            "schema_version": RESULTS_SCHEMA_VERSION,
+            "tool": "pytest-provenai",
+            "models": self.models,
+            "options": self.settings.for_results(),
+            "records": self.sorted_records(),
+            "aggregates": self.aggregates(),
+            "gates": [g.as_dict() for g in gate_results],
+            "fixture_errors": self.fixture_errors,
+            "timings": {
+                "wall_seconds": round(time.time() - self.started, 3),
+                "per_test_seconds": dict(sorted(self.timings.items())),
+            },
+        }
+
+    def audited(self) -> bool:
+        """True when this run produced anything to report (records, gates, fixture errors)."""
+        return bool(self.records or self.gate_specs or self.fixture_errors)
+
+    def write_results(self, gate_results: list[gates_mod.GateResult]) -> None:
+        if self.settings.results is not None and self.audited():
+            atomic_write_json(self.settings.results, self.results(gate_results))

@@ -1,0 +1,273 @@
+"""The Subject: the system under audit, answering a case with a Trace.
+
+Two kinds:
+
+* :class:`ModelSubject` — the reference ProvenAI generation step: prompt with the resources
+  the harness chose, greedy generation through a :class:`Generator`, parsing, and a
+  content-addressed generation cache.
+* :class:`PipelineSubject` — a user's own RAG generator (``--provenai-pipeline
+  module:callable``). It receives the question and the harness's resources, so ablation and
+  exposure stay under the harness's control. No logits: surface signals only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from pytest_provenai.errors import BackendError
+from pytest_provenai.frozen.model import Case
+from pytest_provenai.subject.backends.base import (
+    Capabilities,
+    Decoding,
+    Generation,
+    Generator,
+    Identity,
+)
+from pytest_provenai.subject.cache import GenerationCache
+from pytest_provenai.subject.parse import parse_output
+from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt, make_resources
+from pytest_provenai.subject.trace import Resource, Trace
+
+
+class Subject(Protocol):
+    @property
+    def identity(self) -> Identity: ...
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    def answer(self, case: Case, resources: Sequence[Resource] | None = None) -> Trace: ...
+
+
+class ModelSubject:
+    """Prompt → generator (through the cache) → parse. ``model_calls`` counts real
+    generations (cache misses)."""
+
+    def __init__(self, generator: Generator, cache: GenerationCache | None = None) -> None:
+        self.generator = generator
+        self.cache = cache
+        self.model_calls = 0
+
+    @property
+    def identity(self) -> Identity:
+        return self.generator.identity
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.generator.capabilities
+
+    def generate(self, prompt: str) -> tuple[Generation, bool]:
+        """Greedy generation for a rendered prompt; returns (generation, from_cache)."""
+        identity = self.generator.identity
+        key = ""
+        if self.cache is not None:
+            key = self.cache.key(
+                identity.model_key(), prompt, identity.decoding.as_dict(), PROMPT_VERSION
+            )
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit, True
+        generation = self.generator.generate(prompt)
+        self.model_calls += 1
+        if self.cache is not None:
+            self.cache.put(key, generation, {"model": identity.model_key()})
+        return generation, False
+
+    def answer(self, case: Case, resources: Sequence[Resource] | None = None) -> Trace:
+        res = list(resources) if resources is not None else make_resources(case.sources)
+        view = build_prompt(case.question, res, self.generator.render_chat)
+        start = time.perf_counter()
+        generation, cached = self.generate(view.prompt)
+        seconds = time.perf_counter() - start
+        parsed = parse_output(generation.text, len(res))
+        return Trace(
+            case_id=case.id,
+            resources=res,
+            raw_output=generation.text,
+            answer=parsed.answer,
+            cited_ids=list(parsed.cited_ids),
+            invalid_citations=list(parsed.invalid_citations),
+            identity=self.generator.identity,
+            view=view,
+            generation=generation,
+            repairs=list(parsed.repairs),
+            cached=cached,
+            seconds=seconds,
+        )
+
+
+PipelineFn = Callable[[str, list[Resource]], Any]
+
+PIPELINE_CONTRACT = (
+    "a pipeline is called as fn(question: str, resources: list[Resource]) and returns either "
+    "raw text (parsed like model output) or a mapping {'answer': str, 'citations': [resource "
+    "ids such as 'R0']}"
+)
+
+
+def import_callable(spec: str, what: str) -> Callable[..., Any]:
+    """Import ``module:attr.path``; a clear BackendError if it fails."""
+    module_name, _, attr = spec.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:
+        raise BackendError(
+            f"{what} {spec!r}: cannot import module {module_name!r} ({type(exc).__name__}: "
+            f"{exc}); check the module is on sys.path (e.g. run pytest from its folder)"
+        ) from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise BackendError(
+                f"{what} {spec!r}: module {module_name!r} has no attribute {attr!r}"
+            ) from None
+    if not callable(obj):
+        raise BackendError(f"{what} {spec!r}: {attr!r} is not callable")
+    return obj  # type: ignore[no-any-return]
+
+
+class PipelineSubject:
+    """Audits a user's own RAG generator; identity says ``pipeline``; no logits."""
+
+    def __init__(self, spec: str, fn: PipelineFn | None = None) -> None:
+        self.spec = spec
+        self.fn: PipelineFn = fn or import_callable(spec, "--provenai-pipeline")
+        self.model_calls = 0
+        self._identity = Identity(
+            backend="pipeline",
+            name=f"pipeline-{spec}",
+            weights_sha256="",
+            dtype="none",
+            decoding=Decoding(max_new_tokens=0, strategy="external"),
+        )
+
+    @property
+    def identity(self) -> Identity:
+        return self._identity
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(token_ids=False, logprobs=False, score=False)
+
+    def answer(self, case: Case, resources: Sequence[Resource] | None = None) -> Trace:
+        res = list(resources) if resources is not None else make_resources(case.sources)
+        start = time.perf_counter()
+        out = self.fn(case.question, list(res))
+        self.model_calls += 1
+        seconds = time.perf_counter() - start
+        ids = {r.id for r in res}
+        if isinstance(out, str):
+            parsed = parse_output(out, len(res))
+            raw, answer = out, parsed.answer
+            cited, invalid, repairs = (
+                list(parsed.cited_ids),
+                list(parsed.invalid_citations),
+                list(parsed.repairs),
+            )
+        elif (
+            isinstance(out, Mapping)
+            and isinstance(out.get("answer"), str)
+            and isinstance(out.get("citations", []), (list, tuple))
+        ):
+            raw, answer, repairs = str(out["answer"]), str(out["answer"]), []
+            cited, invalid = [], []
+            for c in out.get("citations", []):
+                c = str(c)
+                if c in ids and c not in cited:
+                    cited.append(c)
+                elif c not in ids:
+                    invalid.append(c)
+        else:
+            raise BackendError(
+                f"--provenai-pipeline {self.spec!r} returned {type(out).__name__}: "
+                f"{PIPELINE_CONTRACT}"
+            )
+        return Trace(
+            case_id=case.id,
+            resources=res,
+            raw_output=raw,
+            answer=answer,
+            cited_ids=cited,
+            invalid_citations=invalid,
+            identity=self._identity,
+            repairs=repairs,
+            seconds=seconds,
+        )
+
+
+def make_subject(
+    *,
+    backend: str,
+    model: str | None,
+    pipeline: str | None,
+    device: str,
+    max_new_tokens: int,
+    cache_root: Any = None,
+) -> Subject:
+    """Build the subject the options ask for.
+
+    ``backend`` is a built-in name (transformers, mlx), ``pipeline`` (with ``pipeline`` set),
+    or ``module:factory`` — a callable ``factory(model=, device=, decoding=) -> Generator``,
+    the extension point for other inference stacks.
+    """
+    if pipeline:
+        return PipelineSubject(pipeline)
+    decoding = Decoding(max_new_tokens=max_new_tokens)
+    cache = GenerationCache(cache_root) if cache_root is not None else None
+    if ":" in backend:
+        factory = import_callable(backend, "--provenai-backend")
+        generator = factory(model=model, device=device, decoding=decoding)
+        if not isinstance(generator, Generator):
+            raise BackendError(
+                f"--provenai-backend {backend!r} returned {type(generator).__name__}, which "
+                "does not implement the Generator protocol (identity, capabilities, "
+                "render_chat, generate, score)"
+            )
+    else:
+        from pytest_provenai.subject.backends import load_generator
+
+        generator = load_generator(backend, model, device=device, decoding=decoding)
+    return ModelSubject(generator, cache)
+
+
+_BACKEND_MODULES = {
+    "transformers": (
+        ("torch", "transformers", "gguf"),
+        "pip install 'pytest-provenai[transformers]'",
+    ),
+    "mlx": (("mlx", "mlx_lm"), "pip install 'pytest-provenai[mlx]'"),
+}
+
+
+def preflight(*, backend: str, model: str | None, pipeline: str | None) -> None:
+    """Cheap checks of explicitly given options before any test runs (no heavy imports):
+    the pipeline imports, the backend's libraries are installed, the model path exists."""
+    import importlib.util
+    from pathlib import Path
+
+    if pipeline:
+        import_callable(pipeline, "--provenai-pipeline")
+        return
+    if ":" in backend:
+        import_callable(backend, "--provenai-backend")
+    elif backend in _BACKEND_MODULES:
+        modules, fix = _BACKEND_MODULES[backend]
+        for name in modules:
+            if importlib.util.find_spec(name) is None:
+                raise BackendError(
+                    f"--provenai-backend {backend}: the library {name!r} is not installed; "
+                    f"fix: {fix}"
+                )
+    if model and (model.startswith((".", "/", "~")) or model.endswith(".gguf")):
+        path = Path(model).expanduser()
+        if not path.exists():
+            raise BackendError(f"--provenai-model {model}: no such file or folder")
+        if path.is_dir() and not (path / "config.json").is_file():
+            raise BackendError(
+                f"--provenai-model {model}: the folder has no config.json, so it is not a "
+                "Hugging Face model folder; pass a model folder or a .gguf file"
+            )

@@ -1,0 +1,17 @@
+"""Shipped audit: answer correctness and citation fidelity on frozen HotpotQA cases.
+
+Each case is one test. The record (answer EM/F1/correct, citation P/R/F at tau 1.0 and 0.34)
+is compared with its golden snapshot, so a model change shows which verdicts flipped; the
+marker's gates hold the population means to floor values measured on the default model.
+"""
+
+import pytest
+
+from pytest_provenai.audit.fidelity import fidelity_record
+
+
+@pytest.mark.fidelity(answer_accuracy=0.05, citation_recall_semantic=0.10)
+def test_fidelity(provenai_case, provenai_subject, provenai_record, provenai_snapshot):
+    trace = provenai_subject.answer(provenai_case)
+    record = provenai_record(fidelity_record(provenai_case, trace))
+    assert record == provenai_snapshot

@@ -1,0 +1,351 @@
+"""The plugin end to end through pytester, with the scripted generator from tests/scripted.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_provenai.frozen.freeze import freeze_hotpotqa
+
+HERE = Path(__file__).parent
+
+RECORDS = [
+    {
+        "_id": "case-alpha",
+        "question": "Which river flows through Alphaville?",
+        "answer": "Blue River",
+        "type": "bridge",
+        "level": "easy",
+        "supporting_facts": [["Alphaville", 0], ["Blue River", 1]],
+        "context": [
+            ["Alphaville", ["Alphaville is a town.", " The Blue River flows through it."]],
+            ["Blue River", ["The Blue River is long.", " It is 300 km long."]],
+            ["Gamma", ["Gamma is unrelated.", " Nothing here."]],
+        ],
+    },
+    {
+        "_id": "case-beta",
+        "question": "Are Beta and Delta both cities?",
+        "answer": "yes",
+        "type": "comparison",
+        "level": "medium",
+        "supporting_facts": [["Beta", 0], ["Delta", 0]],
+        "context": [
+            ["Beta", ["Beta is a city.", " It is old."]],
+            ["Delta", ["Delta is a city.", " It is new."]],
+            ["Epsilon", ["Epsilon is a lake.", " It is deep."]],
+        ],
+    },
+    {
+        "_id": "case-gamma",
+        "question": "Who founded Zeta Corp?",
+        "answer": "Ada Zeta",
+        "type": "bridge",
+        "level": "hard",
+        "supporting_facts": [["Zeta Corp", 0]],
+        "context": [
+            ["Zeta Corp", ["Zeta Corp was founded by Ada Zeta.", " It makes tools."]],
+            ["Eta", ["Eta is a planet.", " It is cold."]],
+        ],
+    },
+]
+
+GOOD_SCRIPT = {
+    "name": "scripted-good",
+    "script": {
+        "Alphaville?": "Answer: Blue River [R0]\nEvidence: the river [R1]",
+        "Beta and Delta": "Answer: yes [R0] [R1]",
+        "Zeta Corp?": "Answer: Ada Zeta [R0]",
+    },
+}
+
+TEST_FILE = """
+import pytest
+from pytest_provenai.audit.fidelity import fidelity_record
+
+@pytest.mark.fidelity({gates})
+def test_fid(provenai_case, provenai_subject, provenai_record, provenai_snapshot):
+    trace = provenai_subject.answer(provenai_case)
+    record = provenai_record(fidelity_record(provenai_case, trace))
+    assert record == provenai_snapshot
+"""
+
+
+def make_project(
+    pytester: pytest.Pytester,
+    *,
+    script: dict | None = None,
+    gates: str = "answer_accuracy=0.5",
+    records: list[dict] | None = None,
+) -> Path:
+    root = pytester.path
+    data = root / "hotpot_dev.json"
+    data.write_text(json.dumps(records or RECORDS), encoding="utf-8")
+    freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
+    (root / "script.json").write_text(json.dumps(script or GOOD_SCRIPT), encoding="utf-8")
+    (root / "scripted.py").write_text((HERE / "scripted.py").read_text(encoding="utf-8"))
+    pytester.makeini(
+        """
+        [pytest]
+        provenai_fixtures = fixtures/mini
+        provenai_backend = scripted:factory
+        provenai_model = script.json
+        provenai_results = results.json
+        """
+    )
+    pytester.makepyfile(test_audit=TEST_FILE.format(gates=gates))
+    return root
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+def results(root: Path) -> dict:
+    return json.loads((root / "results.json").read_text(encoding="utf-8"))
+
+
+def test_parametrised_by_case_id_and_summary(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester)
+    result = run(pytester, "--snapshot-update", "-v")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_fid?case-alpha? PASSED*",
+            "*test_fid?case-beta? PASSED*",
+            "*provenai*",
+            "*test_audit.py::test_fid: n=3*",
+            "*answer accuracy*1.000*",
+            "*citation F  (tau=1.0)*",
+            "*PASS test_audit.py::test_fid fidelity.answer_accuracy = 1.0000*n=3*",
+        ]
+    )
+    data = results(root)
+    recs = data["records"]["test_audit.py::test_fid"]
+    assert [r["case_id"] for r in recs] == ["case-alpha", "case-beta", "case-gamma"]
+    beta = recs[1]
+    assert beta["answer"]["correct"] is True
+    assert beta["citation"]["exact"]["f"] == 1.0
+    assert data["gates"][0]["passed"] is True
+    assert data["aggregates"]["test_audit.py::test_fid"]["n"] == 3
+    assert "wall_seconds" in data["timings"]
+
+
+def test_failing_gate_fails_the_run(pytester: pytest.Pytester) -> None:
+    script = {"name": "scripted-bad", "script": {"*": "Answer: no idea"}}
+    make_project(pytester, script=script)
+    result = run(pytester, "--snapshot-update")
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["*FAIL test_audit.py::test_fid fidelity.answer_accuracy = 0.0000*required >= 0.5, n=3*"]
+    )
+
+
+def test_gate_fails_closed_when_a_case_has_no_record(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester, gates="answer_accuracy=0.0")
+    pytester.makepyfile(
+        test_audit="""
+        import pytest
+        from pytest_provenai.audit.fidelity import fidelity_record
+
+        @pytest.mark.fidelity(answer_accuracy=0.0)
+        def test_fid(provenai_case, provenai_subject, provenai_record):
+            if provenai_case.id == "case-beta":
+                raise RuntimeError("backend exploded")
+            provenai_record(fidelity_record(provenai_case, provenai_subject.answer(provenai_case)))
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*FAIL*answer_accuracy*1 case(s) produced no record*"])
+    assert results(root)["gates"][0]["passed"] is False
+
+
+def test_gate_fails_closed_without_records(pytester: pytest.Pytester) -> None:
+    make_project(pytester)
+    pytester.makepyfile(
+        test_audit="""
+        import pytest
+
+        @pytest.mark.fidelity(citation_f1=0.1)
+        def test_fid(provenai_case):
+            pass
+        """
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*FAIL*citation_f1 = n/a*no record*"])
+
+
+def test_marker_typo_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    make_project(pytester, gates="answer_acuracy=0.5")
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*fidelity(answer_acuracy=...) is not a known gate metric; allowed: *answer_accuracy*"]
+    )
+
+
+def test_marker_bound_must_be_a_number(pytester: pytest.Pytester) -> None:
+    make_project(pytester, gates="answer_accuracy='high'")
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*needs a number as its bound*"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--provenai-backend", "nosuch"],
+            "*unknown backend 'nosuch'; use one of transformers, mlx*",
+        ),
+        (["--provenai-sample", "0"], "*--provenai-sample: expected an integer >= 1, got 0*"),
+        (["--provenai-device", "tpu"], "*unknown device 'tpu'; use cpu, cuda:N, mps or auto*"),
+        (["--provenai-pipeline", "nosuchmod:fn"], "*cannot import module 'nosuchmod'*"),
+        (["--provenai-model", "./missing-model"], "*--provenai-model ./missing-model: no such*"),
+    ],
+)
+def test_bad_options_are_usage_errors(
+    pytester: pytest.Pytester, args: list[str], message: str
+) -> None:
+    make_project(pytester)
+    result = run(pytester, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    assert not (pytester.path / "golden").exists()
+
+
+def test_snapshot_create_compare_update(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester)
+    run(pytester, "--snapshot-update").assert_outcomes(passed=3)
+    golden = root / "golden" / "scripted-good" / "test_audit"
+    files = sorted(p.name for p in golden.iterdir())
+    assert files == [
+        "test_fid[case-alpha].json",
+        "test_fid[case-beta].json",
+        "test_fid[case-gamma].json",
+    ]
+    body = json.loads((golden / "test_fid[case-beta].json").read_text(encoding="utf-8"))
+    assert body["record"]["model"]["name"] == "scripted-good"
+    assert "seconds" not in json.dumps(body)
+    run(pytester).assert_outcomes(passed=3)
+
+    changed = json.loads(json.dumps(GOOD_SCRIPT))
+    changed["script"]["Beta and Delta"] = "Answer: no [R2]"
+    (root / "script.json").write_text(json.dumps(changed), encoding="utf-8")
+    result = run(pytester, "--provenai-no-cache")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*test_fid?case-beta?*", "*correct*"])
+    run(pytester, "--provenai-no-cache", "--snapshot-update").assert_outcomes(passed=3)
+    body = json.loads((golden / "test_fid[case-beta].json").read_text(encoding="utf-8"))
+    assert body["record"]["answer"]["correct"] is False
+
+
+def test_snapshots_are_kept_per_model_name(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester)
+    run(pytester, "--snapshot-update").assert_outcomes(passed=3)
+    other = dict(GOOD_SCRIPT, name="scripted-other")
+    (root / "other.json").write_text(json.dumps(other), encoding="utf-8")
+    run(pytester, "--provenai-model", "other.json", "--snapshot-update").assert_outcomes(passed=3)
+    assert sorted(p.name for p in (root / "golden").iterdir()) == [
+        "scripted-good",
+        "scripted-other",
+    ]
+
+
+def test_warm_rerun_makes_zero_model_calls(pytester: pytest.Pytester, monkeypatch) -> None:
+    root = make_project(pytester)
+    calls = root / "calls.log"
+    monkeypatch.setenv("PROVENAI_SCRIPTED_CALLS", str(calls))
+    run(pytester, "--snapshot-update").assert_outcomes(passed=3)
+    assert len(calls.read_text().splitlines()) == 3
+    run(pytester).assert_outcomes(passed=3)
+    assert len(calls.read_text().splitlines()) == 3
+    run(pytester, "--provenai-no-cache").assert_outcomes(passed=3)
+    assert len(calls.read_text().splitlines()) == 6
+
+
+def test_sample_selects_n_cases_deterministically(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester, gates="")
+    run(pytester, "--provenai-sample", "2", "--provenai-seed", "7", "--snapshot-update")
+    first = [r["case_id"] for r in results(root)["records"]["test_audit.py::test_fid"]]
+    run(pytester, "--provenai-sample", "2", "--provenai-seed", "7", "--snapshot-update")
+    second = [r["case_id"] for r in results(root)["records"]["test_audit.py::test_fid"]]
+    assert len(first) == 2 and first == second
+
+
+def test_bad_fixture_set_errors_and_other_sets_still_run(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester)
+    bad = root / "fixtures" / "broken"
+    freeze_hotpotqa(root / "hotpot_dev.json", bad, seed=42)
+    case_file = bad / "cases" / "case-gamma.json"
+    doc = json.loads(case_file.read_text(encoding="utf-8"))
+    doc["sources"][0]["sha256"] = "0" * 64
+    case_file.write_text(json.dumps(doc), encoding="utf-8")
+    result = run(
+        pytester, "--provenai-fixtures", "fixtures/mini", "fixtures/broken", "--snapshot-update"
+    )
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["*fixture-error:broken*", "*broken*case-gamma.json*"])
+    assert not any("broken" in str(p) for p in (root / "golden").rglob("*"))
+
+
+def test_no_fixture_set_configured_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        def test_x(provenai_case):
+            pass
+        """
+    )
+    result = run(pytester)
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*no fixture set is configured*--provenai-fixtures*"])
+
+
+def test_pipeline_subject(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester)
+    pytester.makepyfile(
+        my_rag="""
+        def answer(question, resources):
+            titles = [r.title for r in resources]
+            if "Zeta" in question:
+                return {"answer": "Ada Zeta", "citations": ["R0", "R9"]}
+            return "Answer: yes [R0] [R1]"
+
+        def broken(question, resources):
+            return 42
+        """
+    )
+    result = run(pytester, "--provenai-pipeline", "my_rag:answer", "--snapshot-update")
+    result.assert_outcomes(passed=3)
+    recs = {r["case_id"]: r for r in results(root)["records"]["test_audit.py::test_fid"]}
+    assert recs["case-gamma"]["answer"]["correct"] is True
+    assert recs["case-gamma"]["citation"]["invalid_citations"] == ["R9"]
+    assert recs["case-gamma"]["model"]["name"] == "pipeline-my_rag:answer"
+    assert (root / "golden" / "pipeline-my_rag-answer").is_dir()
+
+    result = run(pytester, "--provenai-pipeline", "my_rag:broken")
+    result.assert_outcomes(failed=3)
+    result.stdout.fnmatch_lines(["*returned int*a pipeline is called as fn(question*"])
+
+
+@pytest.mark.parametrize("mode", [["-p", "no:xdist"], ["-n", "0"], ["-n", "2"]])
+def test_xdist_modes_give_identical_records(pytester: pytest.Pytester, mode: list[str]) -> None:
+    root = make_project(pytester, gates="answer_accuracy=0.5, citation_f1=0.9")
+    # the reference run, without xdist, writes the snapshots
+    run(pytester, "-p", "no:xdist", "--snapshot-update").assert_outcomes(passed=3)
+    reference = results(root)
+    golden = {p.name: p.read_text() for p in (root / "golden").rglob("*.json")}
+    result = run(pytester, *mode, "--provenai-no-cache")
+    result.assert_outcomes(passed=3)
+    data = results(root)
+    assert data["records"] == reference["records"]
+    assert data["gates"] == reference["gates"]
+    assert data["aggregates"] == reference["aggregates"]
+    assert {p.name: p.read_text() for p in (root / "golden").rglob("*.json")} == golden
+    result.stdout.fnmatch_lines(["*gates: 2 passed, 0 failed*"])
