@@ -50,6 +50,7 @@ class ProvenaiSession:
     timings: dict[str, float] = field(default_factory=dict)
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     fixture_errors: list[str] = field(default_factory=list)
+    produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
 
     # -- cases -----------------------------------------------------------------------------
@@ -74,9 +75,9 @@ class ProvenaiSession:
                 CaseParam(id=c.id if seen[c.id] == 1 else f"{c.fixture_set}/{c.id}", case=c)
                 for c in chosen
             ]
-            for name, err in failed:
-                self.fixture_errors.append(str(err))
-                params.append(CaseParam(id=f"fixture-error:{name}", error=err))
+            for name, set_error in failed:
+                self.fixture_errors.append(str(set_error))
+                params.append(CaseParam(id=f"fixture-error:{name}", error=set_error))
             self._params = params
         return self._params
 
@@ -119,6 +120,8 @@ class ProvenaiSession:
         json.dumps(record)  # a record must be JSON-able; fail here, not at merge time
         self.records[test].append(record)
         self.recorded_nodeids.add(nodeid)
+        device = self._subject.identity.device if self._subject is not None else None
+        self.produced_by[nodeid] = {"worker": self.worker_id or "main", "device": device}
 
     def test_finished(self, nodeid: str, outcome: str, skipped: bool) -> None:
         """After teardown: a gated case that produced no record leaves a placeholder so the
@@ -137,6 +140,7 @@ class ProvenaiSession:
                 "timings": self.timings,
                 "models": self.models,
                 "fixture_errors": self.fixture_errors,
+                "produced_by": self.produced_by,
             }
         )
 
@@ -147,6 +151,7 @@ class ProvenaiSession:
         self.register_gates([gates_mod.GateSpec.from_dict(g) for g in data["gates"]])
         self.timings.update(data["timings"])
         self.models.update(data["models"])
+        self.produced_by.update(data["produced_by"])
         for e in data["fixture_errors"]:
             if e not in self.fixture_errors:
                 self.fixture_errors.append(e)
@@ -187,6 +192,7 @@ class ProvenaiSession:
             "aggregates": self.aggregates(),
             "gates": [g.as_dict() for g in gate_results],
             "fixture_errors": self.fixture_errors,
+            "produced_by": dict(sorted(self.produced_by.items())),
             "timings": {
                 "wall_seconds": round(time.time() - self.started, 3),
                 "per_test_seconds": dict(sorted(self.timings.items())),

@@ -349,3 +349,16 @@ def test_xdist_modes_give_identical_records(pytester: pytest.Pytester, mode: lis
     assert data["aggregates"] == reference["aggregates"]
     assert {p.name: p.read_text() for p in (root / "golden").rglob("*.json")} == golden
     result.stdout.fnmatch_lines(["*gates: 2 passed, 0 failed*"])
+
+
+def test_devices_are_assigned_per_worker_and_recorded(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester)
+    result = run(pytester, "-n", "2", "--provenai-devices", "cpu,auto", "--snapshot-update")
+    result.assert_outcomes(passed=3)
+    data = results(root)
+    by_worker = {w: m["device"] for w, m in data["models"].items()}
+    assert by_worker.get("gw0", "cpu") == "cpu" and by_worker.get("gw1", "auto") == "auto"
+    produced = data["produced_by"]
+    assert len(produced) == 3
+    for entry in produced.values():
+        assert entry["device"] == {"gw0": "cpu", "gw1": "auto"}[entry["worker"]]
