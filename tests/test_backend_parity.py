@@ -1,0 +1,95 @@
+"""transformers vs mlx on the embedded default model: same greedy tokens, same logprobs.
+
+Both backends load the same converted float32 folder. Skipped only when mlx cannot be
+imported (e.g. Linux without ``pip install 'mlx[cpu]' mlx-lm``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pytest_provenai.errors import BackendError
+from pytest_provenai.subject.backends import Decoding, load_generator
+from pytest_provenai.subject.backends import default_model as dm
+from pytest_provenai.subject.backends._common import preload_mlx_blas
+
+
+def _mlx_unavailable() -> str | None:
+    # Import mlx.core only (not mlx_lm: it imports torch, which must be imported after the
+    # backend's own set-up, see _common.prepare_torch_import). An opt-in
+    # $PROVENAI_MLX_BLAS must be loaded before mlx.core is first imported.
+    preload_mlx_blas()
+    hint = "install with: pip install 'mlx[cpu]' mlx-lm"
+    try:
+        import mlx.core  # noqa: F401
+    except (ImportError, OSError) as exc:
+        return f"mlx is not importable ({exc}); {hint}"
+    if importlib.util.find_spec("mlx_lm") is None:
+        return f"mlx-lm is not installed; {hint}"
+    return None
+
+
+_SKIP = _mlx_unavailable()
+pytestmark = pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
+
+PROMPTS = [
+    "What is the capital of France?",
+    "Name three primary colors.",
+    "Who wrote Hamlet? Answer briefly.",
+    "Is water wet? Answer yes or no.",
+]
+MAX_NEW = 16
+TOL = 1e-3
+
+
+@pytest.fixture(scope="module")
+def pair() -> tuple[Any, Any]:
+    try:
+        dm.default_gguf_path()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    decoding = Decoding(max_new_tokens=MAX_NEW)
+    return (
+        load_generator("transformers", None, decoding=decoding),
+        load_generator("mlx", None, decoding=decoding),
+    )
+
+
+def test_same_model_identity(pair: tuple[Any, Any]) -> None:
+    t, m = pair
+    assert t.identity.model_key() == m.identity.model_key()
+    assert (t.identity.backend, m.identity.backend) == ("transformers", "mlx")
+    assert t.identity.dtype == m.identity.dtype == "float32"
+    assert t.stop_ids == m.stop_ids
+
+
+@pytest.mark.parametrize("question", PROMPTS)
+def test_greedy_tokens_and_logprobs_agree(pair: tuple[Any, Any], question: str) -> None:
+    t, m = pair
+    # A short system message keeps the prompts short: mlx[cpu]'s bundled reference BLAS
+    # makes every prompt token cost ~0.1 s on Linux.
+    messages = [
+        {"role": "system", "content": "Answer briefly."},
+        {"role": "user", "content": question},
+    ]
+    prompt = t.render_chat(messages)
+    assert m.render_chat(messages) == prompt
+    assert m.encode(prompt) == t.encode(prompt)
+
+    gt, gm = t.generate(prompt), m.generate(prompt)
+    assert gm.token_ids == gt.token_ids
+    assert gm.text == gt.text
+    assert gm.finish_reason == gt.finish_reason
+    assert np.abs(np.subtract(gm.logprobs, gt.logprobs)).max() <= TOL
+
+    st, sm = t.score(prompt, gt.token_ids), m.score(prompt, gt.token_ids)
+    assert st.shape == sm.shape == (len(gt.token_ids), t.vocab_size)
+    assert sm.dtype == np.float32
+    assert float(np.abs(st - sm).max()) <= TOL
+    # Each backend's score agrees with its own generate at the chosen ids.
+    idx = np.arange(len(gt.token_ids))
+    assert np.abs(sm[idx, gm.token_ids] - np.asarray(gm.logprobs)).max() <= 1e-4
