@@ -362,3 +362,13 @@ def test_devices_are_assigned_per_worker_and_recorded(pytester: pytest.Pytester)
     assert len(produced) == 3
     for entry in produced.values():
         assert entry["device"] == {"gw0": "cpu", "gw1": "auto"}[entry["worker"]]
+
+
+def test_folder_that_is_not_a_model_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    make_project(pytester)
+    (pytester.path / "not-a-model").mkdir()
+    result = run(
+        pytester, "--provenai-backend", "transformers", "--provenai-model", "./not-a-model"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*./not-a-model: the folder has no config.json*"])

@@ -234,34 +234,23 @@ def make_subject(
     return ModelSubject(generator, cache)
 
 
-_BACKEND_MODULES = {
-    "transformers": (
-        ("torch", "transformers", "gguf"),
-        "pip install 'pytest-provenai[transformers]'",
-    ),
-    "mlx": (("mlx", "mlx_lm"), "pip install 'pytest-provenai[mlx]'"),
-}
-
-
 def preflight(*, backend: str, model: str | None, pipeline: str | None) -> None:
     """Cheap checks of explicitly given options before any test runs (no heavy imports):
     the pipeline imports, the backend's libraries are installed, the model path exists."""
-    import importlib.util
     from pathlib import Path
+
+    from pytest_provenai.subject.backends import check_backend
 
     if pipeline:
         import_callable(pipeline, "--provenai-pipeline")
         return
     if ":" in backend:
         import_callable(backend, "--provenai-backend")
-    elif backend in _BACKEND_MODULES:
-        modules, fix = _BACKEND_MODULES[backend]
-        for name in modules:
-            if importlib.util.find_spec(name) is None:
-                raise BackendError(
-                    f"--provenai-backend {backend}: the library {name!r} is not installed; "
-                    f"fix: {fix}"
-                )
+    else:
+        try:
+            check_backend(backend)
+        except BackendError as exc:
+            raise BackendError(f"--provenai-backend {backend}: {exc}") from None
     if model and (model.startswith((".", "/", "~")) or model.endswith(".gguf")):
         path = Path(model).expanduser()
         if not path.exists():
