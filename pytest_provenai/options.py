@@ -56,7 +56,7 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     (NO_CACHE, "bool", "do not read or write the generation cache"),
     (DEVICE, "string", "device for the model: cpu, cuda:N, mps or auto (default: cpu)"),
     (DEVICES, "string", "under xdist, comma list of devices; worker gwN takes N mod len"),
-    (MAX_NEW_TOKENS, "string", "greedy decoding budget in new tokens (default: 96)"),
+    (MAX_NEW_TOKENS, "string", "greedy decoding budget in new tokens (default: 128)"),
 )
 
 BUILTIN_BACKENDS = ("transformers", "mlx")
@@ -64,7 +64,7 @@ _DEVICE_RE = re.compile(r"^(cpu|mps|auto|cuda(:\d+)?)$")
 _PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 DEFAULT_SEED = 42
-DEFAULT_MAX_NEW_TOKENS = 96
+DEFAULT_MAX_NEW_TOKENS = 128
 
 
 def flag(name: str) -> str:

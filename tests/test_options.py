@@ -17,7 +17,7 @@ def settings(**values: object) -> opt.Settings:
 def test_defaults() -> None:
     s = settings()
     assert s.backend in opt.BUILTIN_BACKENDS
-    assert s.seed == 42 and s.sample is None and s.max_new_tokens == 96
+    assert s.seed == 42 and s.sample is None and s.max_new_tokens == 128
     assert s.golden == Path("/root/project/golden")
     assert s.cache == Path("/root/project/.provenai-cache")
     assert s.device == "cpu" and s.devices == ()

@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 class Decoding:
     """Decoding regime. Only greedy decoding is supported; it is part of every record."""
 
-    max_new_tokens: int = 96
+    max_new_tokens: int = 128
     strategy: str = "greedy"
 
     def as_dict(self) -> dict[str, Any]:
