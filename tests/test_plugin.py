@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -372,3 +373,58 @@ def test_folder_that_is_not_a_model_is_a_usage_error(pytester: pytest.Pytester) 
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*./not-a-model: the folder has no config.json*"])
+
+
+def _break(root: Path, name: str, how: str) -> None:
+    """Freeze a copy of the mini set as fixtures/<name>, then damage it one way."""
+    folder = root / "fixtures" / name
+    freeze_hotpotqa(root / "hotpot_dev.json", folder, seed=42)
+    case = folder / "cases" / "case-alpha.json"
+    manifest = folder / "manifest.json"
+    man = json.loads(manifest.read_text(encoding="utf-8"))
+    if how == "invalid-json":
+        case.write_text("{not json", encoding="utf-8")
+    elif how == "schema":
+        doc = json.loads(case.read_text(encoding="utf-8"))
+        del doc["question"]
+        case.write_text(json.dumps(doc), encoding="utf-8")
+    elif how == "missing-file":
+        case.unlink()
+    elif how == "unlisted-file":
+        (folder / "cases" / "extra.json").write_text("{}", encoding="utf-8")
+    elif how == "escaping-path":
+        man["files"]["../outside.json"] = man["files"].pop("cases/case-alpha.json")
+        manifest.write_text(json.dumps(man), encoding="utf-8")
+    elif how == "not-utf8":
+        case.write_bytes(case.read_bytes().replace(b"Alphaville", b"Alph\x93ville", 1))
+    elif how == "duplicate-id":
+        doc = json.loads((folder / "cases" / "case-beta.json").read_text(encoding="utf-8"))
+        doc["id"] = "case-alpha"
+        data = json.dumps(doc).encode("utf-8")
+        (folder / "cases" / "case-beta.json").write_bytes(data)
+        man["files"]["cases/case-beta.json"] = hashlib.sha256(data).hexdigest()
+        manifest.write_text(json.dumps(man), encoding="utf-8")
+
+
+BAD_SETS = {
+    "invalid-json": "*invalid-json*case-alpha.json*expected*got invalid JSON at line 1:2*",
+    "schema": "*schema*case-alpha.json#/question: expected required property*",
+    "missing-file": "*missing-file*manifest.json#/files/cases~1case-alpha.json: expected an exi*",
+    "unlisted-file": "*unlisted-file*cases/extra.json: expected an entry for cases/extra.json*",
+    "escaping-path": "*escaping-path*manifest.json#/files/..~1outside.json*escapes*",
+    "not-utf8": "*not-utf8*case-alpha.json*expected UTF-8 text, got byte 0x93*",
+    "duplicate-id": "*duplicate-id*#/id: expected a case id no other case file in the set uses*",
+}
+
+
+def test_every_bad_fixture_input_is_reported_and_good_sets_run(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester)
+    for name in BAD_SETS:
+        _break(root, name, name)
+    sets = ["fixtures/mini", *(f"fixtures/{n}" for n in BAD_SETS)]
+    result = run(pytester, "--provenai-fixtures", *sets, "--snapshot-update", "-rE")
+    result.assert_outcomes(passed=3, errors=len(BAD_SETS))
+    result.stdout.fnmatch_lines_random(list(BAD_SETS.values()))
+    written = [str(p) for p in (root / "golden").rglob("*.json")]
+    assert len(written) == 3 and not any("fixture-error" in p for p in written)
+    assert len(results(root)["fixture_errors"]) == len(BAD_SETS)
