@@ -82,7 +82,7 @@ class ModelSubject:
         start = time.perf_counter()
         generation, cached = self.generate(view.prompt)
         seconds = time.perf_counter() - start
-        parsed = parse_output(generation.text, len(res))
+        parsed = parse_output(generation.text, len(res), valid_ids=[r.id for r in res])
         return Trace(
             case_id=case.id,
             resources=res,
@@ -161,7 +161,7 @@ class PipelineSubject:
         seconds = time.perf_counter() - start
         ids = {r.id for r in res}
         if isinstance(out, str):
-            parsed = parse_output(out, len(res))
+            parsed = parse_output(out, len(res), valid_ids=ids)
             raw, answer = out, parsed.answer
             cited, invalid, repairs = (
                 list(parsed.cited_ids),
