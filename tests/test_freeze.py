@@ -18,7 +18,8 @@ from pytest_provenai.frozen.load import load_fixture_set
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "fixtures" / "hotpotqa-dev60"
-DEV_DATA = Path("/work/shared/data/hotpotqa/dev_distractor.json")
+# ../shared/ lies beside the checkout (here and in CI)
+DEV_DATA = REPO.parent / "shared" / "data" / "hotpotqa" / "dev_distractor.json"
 
 
 def make_records(n: int = 12) -> list[dict[str, Any]]:
