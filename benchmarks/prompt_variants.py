@@ -123,15 +123,8 @@ _ANSWERS_TAG_FIRST = (
     "answer is no.",
 )
 
-_SYS_LONG = (
-    "Answer the question using only the resources. Each resource starts with a tag such as "
-    "[R0]. Reply with three lines:\n"
-    "Answer: the answer in a few words, or yes or no, then the tag of the resource it comes "
-    "from.\n"
-    "Evidence: the facts from the resources that support the answer, each followed by its tag.\n"
-    "Reasoning: how these facts lead to the answer, with tags.\n"
-    f"Cite at most {P.CITATION_LIMIT} resources."
-)
+# The shipped system message (fs-qq below is the shipped prompt).
+_SYS_LONG = P.SYSTEM_PROMPT
 _SYS_SHORT = (
     "Answer the question from the resources. Reply in three lines: Answer, Evidence, "
     f"Reasoning. Cite resources by their tags, like [R0]. Cite at most {P.CITATION_LIMIT} "

@@ -71,7 +71,7 @@ def test_record_shape_and_values() -> None:
         "model": {
             "name": "scripted",
             "weights_sha256": "0" * 64,
-            "decoding": {"max_new_tokens": 96, "strategy": "greedy"},
+            "decoding": {"max_new_tokens": Decoding().max_new_tokens, "strategy": "greedy"},
         },
         "question": "Were Scott Derrickson and Ed Wood of the same nationality?",
         "answer": {

@@ -76,7 +76,7 @@ def test_key_is_stable_hex_and_independent_of_dict_order() -> None:
         {"model_key": {**IDENTITY.model_key(), "name": "other"}},
         {"prompt": "<|im_start|>user\nq?<|im_end|>\n"},
         {"prompt": "<|im_start|>user\nq<|im_end|>\n "},
-        {"decoding": Decoding(max_new_tokens=128).as_dict()},
+        {"decoding": Decoding(max_new_tokens=Decoding().max_new_tokens + 1).as_dict()},
         {"decoding": {**Decoding().as_dict(), "strategy": "beam"}},
         {"prompt_version": "provenai-prompt/2"},
     ],

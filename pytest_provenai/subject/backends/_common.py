@@ -355,3 +355,12 @@ def check_decoding_strategy(strategy: str) -> None:
         raise BackendError(
             f"decoding strategy {strategy!r} is not supported; only 'greedy' decoding is"
         )
+
+
+def check_continuation_ids(continuation_ids: list[int], vocab: int) -> list[int]:
+    """The ids as ints; BackendError if any lies outside ``[0, vocab)``."""
+    cont = [int(t) for t in continuation_ids]
+    bad = [t for t in cont if not 0 <= t < vocab]
+    if bad:
+        raise BackendError(f"continuation token ids out of range [0, {vocab}): {bad[:5]}")
+    return cont

@@ -21,6 +21,7 @@ from typing import Any, cast
 
 from ...errors import BackendError
 from ._common import (
+    check_continuation_ids,
     check_decoding_strategy,
     encode_prompt,
     folder_identity,
@@ -209,13 +210,10 @@ class MLXGenerator:
         import numpy as np
 
         prompt_ids = self.encode(prompt)
-        cont = [int(t) for t in continuation_ids]
         vocab = self.vocab_size
+        cont = check_continuation_ids(continuation_ids, vocab)
         if not cont:
             return np.zeros((0, vocab), dtype=np.float32)
-        bad = [t for t in cont if not 0 <= t < vocab]
-        if bad:
-            raise BackendError(f"continuation token ids out of range [0, {vocab}): {bad[:5]}")
         with mx.stream(self._mx_device):
             # Teacher forcing in one pass over the positions that predict the continuation:
             # the prompt (but its last token) only fills the KV cache, then the last prompt

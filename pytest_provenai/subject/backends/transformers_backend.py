@@ -26,6 +26,7 @@ from typing import Any
 
 from ...errors import BackendError
 from ._common import (
+    check_continuation_ids,
     check_decoding_strategy,
     encode_prompt,
     folder_identity,
@@ -225,13 +226,10 @@ class TransformersGenerator:
         import torch
 
         prompt_ids = self.encode(prompt)
-        cont = [int(t) for t in continuation_ids]
         vocab = self.vocab_size
+        cont = check_continuation_ids(continuation_ids, vocab)
         if not cont:
             return np.zeros((0, vocab), dtype=np.float32)
-        bad = [t for t in cont if not 0 <= t < vocab]
-        if bad:
-            raise BackendError(f"continuation token ids out of range [0, {vocab}): {bad[:5]}")
         # The last continuation token is only predicted, never fed.
         ids = prompt_ids + cont[:-1]
         with torch.inference_mode():
