@@ -119,7 +119,9 @@ def main() -> None:
 
     print(f"\n## Fidelity suite, --provenai-sample {a.suite_sample}\n")
     with tempfile.TemporaryDirectory() as cache:
-        base = ["--provenai-sample", str(a.suite_sample), "--provenai-cache", cache]
+        # "--opt=value": pytest reads a plugin option's separate value as a path when it
+        # picks the rootdir, and an existing folder there would become the rootdir.
+        base = ["--provenai-sample", str(a.suite_sample), f"--provenai-cache={cache}"]
         cold = pytest_wall(base, env)
         warm = pytest_wall(base, env)
     nocache = ["--provenai-sample", str(a.suite_sample), "--provenai-no-cache"]
