@@ -171,10 +171,12 @@ class ProvenaiSession:
         ]
 
     def aggregates(self) -> dict[str, dict[str, Any]]:
+        """Fidelity means with CIs for every test whose records carry the answer and
+        citation layers (later layers add their own aggregates)."""
         out = {}
         for test, recs in self.sorted_records().items():
             present = [r for r in recs if "missing" not in r]
-            if present and all(r.get("suite") == "fidelity" or "answer" in r for r in present):
+            if present and all("answer" in r and "citation" in r for r in present):
                 out[test] = {
                     "n": len(present),
                     "missing": len(recs) - len(present),
