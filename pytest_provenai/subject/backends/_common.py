@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import BackendError
+from .base import Capabilities, Decoding, Identity
 from .default_model import (
     ConvertedModel,
     ensure_converted,
@@ -364,3 +365,45 @@ def check_continuation_ids(continuation_ids: list[int], vocab: int) -> list[int]
     if bad:
         raise BackendError(f"continuation token ids out of range [0, {vocab}): {bad[:5]}")
     return cont
+
+
+def open_model_folder(
+    folder: str | os.PathLike[str],
+    decoding: Decoding | None,
+    name: str | None,
+    weights_sha256: str | None,
+) -> tuple[Path, Decoding, str, str]:
+    """Checks shared by the local-folder backends: greedy decoding, a config.json, and the
+    identity (name, weights digest) read from the folder where the caller gave none."""
+    path = Path(folder)
+    dec = decoding or Decoding()
+    check_decoding_strategy(dec.strategy)
+    if not (path / "config.json").is_file():
+        raise BackendError(f"model folder {path} is not a model: it has no config.json")
+    if name is None or weights_sha256 is None:
+        fname, fsha = folder_identity(path)
+        name = name or fname
+        weights_sha256 = weights_sha256 or fsha
+    return path, dec, name, weights_sha256
+
+
+class LocalModelGenerator:
+    """The protocol parts both local HF-folder backends share: identity, capabilities,
+    chat rendering and prompt encoding through the model's own HF tokenizer."""
+
+    tokenizer: Any
+    _identity: Identity
+
+    @property
+    def identity(self) -> Identity:
+        return self._identity
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(token_ids=True, logprobs=True, score=True)
+
+    def render_chat(self, messages: list[dict[str, str]]) -> str:
+        return render_chat_with(self.tokenizer, messages)
+
+    def encode(self, prompt: str) -> list[int]:
+        return encode_prompt(self.tokenizer, prompt)

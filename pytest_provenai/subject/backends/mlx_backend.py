@@ -21,19 +21,17 @@ from typing import Any, cast
 
 from ...errors import BackendError
 from ._common import (
+    LocalModelGenerator,
     check_continuation_ids,
-    check_decoding_strategy,
-    encode_prompt,
-    folder_identity,
     library_versions,
+    open_model_folder,
     preload_mlx_blas,
     preloaded_mlx_blas,
     prepare_torch_import,
-    render_chat_with,
     resolve_device_mlx,
     stop_token_ids,
 )
-from .base import Capabilities, Decoding, Generation, Identity
+from .base import Decoding, Generation, Identity
 from .default_model import quiet_hf_progress
 
 PREFILL_STEP = 2048
@@ -43,7 +41,7 @@ def _cache_offset(cache: list[Any]) -> int:
     return int(getattr(cache[0], "offset", -1)) if cache else -1
 
 
-class MLXGenerator:
+class MLXGenerator(LocalModelGenerator):
     """A local HF-format model run greedily by mlx-lm."""
 
     def __init__(
@@ -60,11 +58,9 @@ class MLXGenerator:
         import mlx.core as mx
         import mlx_lm
 
-        self.folder = Path(folder)
-        self.decoding = decoding or Decoding()
-        check_decoding_strategy(self.decoding.strategy)
-        if not (self.folder / "config.json").is_file():
-            raise BackendError(f"model folder {self.folder} is not a model: it has no config.json")
+        self.folder, self.decoding, name, weights_sha256 = open_model_folder(
+            folder, decoding, name, weights_sha256
+        )
         if not any(p.suffix == ".safetensors" for p in self.folder.iterdir()):
             raise BackendError(
                 f"model folder {self.folder} has no *.safetensors weights, which mlx needs; "
@@ -73,10 +69,6 @@ class MLXGenerator:
             )
         self.device = resolve_device_mlx(device)
         self._mx_device = mx.cpu if self.device == "cpu" else mx.gpu
-        if name is None or weights_sha256 is None:
-            fname, fsha = folder_identity(self.folder)
-            name = name or fname
-            weights_sha256 = weights_sha256 or fsha
         try:
             config = json.loads((self.folder / "config.json").read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -123,20 +115,7 @@ class MLXGenerator:
         )
 
     # ------------------------------------------------------------------ protocol
-
-    @property
-    def identity(self) -> Identity:
-        return self._identity
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return Capabilities(token_ids=True, logprobs=True, score=True)
-
-    def render_chat(self, messages: list[dict[str, str]]) -> str:
-        return render_chat_with(self.tokenizer, messages)
-
-    def encode(self, prompt: str) -> list[int]:
-        return encode_prompt(self.tokenizer, prompt)
+    # identity, capabilities, render_chat and encode come from LocalModelGenerator
 
     def generate(self, prompt: str) -> Generation:
         import mlx.core as mx

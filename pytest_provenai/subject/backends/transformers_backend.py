@@ -21,22 +21,19 @@ from __future__ import annotations
 
 import inspect
 import os
-from pathlib import Path
 from typing import Any
 
 from ...errors import BackendError
 from ._common import (
+    LocalModelGenerator,
     check_continuation_ids,
-    check_decoding_strategy,
-    encode_prompt,
-    folder_identity,
     library_versions,
+    open_model_folder,
     prepare_torch_import,
-    render_chat_with,
     resolve_device_torch,
     stop_token_ids,
 )
-from .base import Capabilities, Decoding, Generation, Identity
+from .base import Decoding, Generation, Identity
 from .default_model import quiet_hf_progress
 
 THREADS_ENV = "PROVENAI_NUM_THREADS"
@@ -88,7 +85,7 @@ def configure_torch_threads() -> int | None:
     return n
 
 
-class TransformersGenerator:
+class TransformersGenerator(LocalModelGenerator):
     """A local HF-format model run greedily by transformers/torch in float32."""
 
     def __init__(
@@ -105,18 +102,12 @@ class TransformersGenerator:
         import transformers
 
         tf: Any = transformers  # the stubs are partial; keep mypy --strict quiet
-        self.folder = Path(folder)
-        self.decoding = decoding or Decoding()
-        check_decoding_strategy(self.decoding.strategy)
-        if not (self.folder / "config.json").is_file():
-            raise BackendError(f"model folder {self.folder} is not a model: it has no config.json")
+        self.folder, self.decoding, name, weights_sha256 = open_model_folder(
+            folder, decoding, name, weights_sha256
+        )
         self.device = resolve_device_torch(device)
         if self.device == "cpu":
             configure_torch_threads()
-        if name is None or weights_sha256 is None:
-            fname, fsha = folder_identity(self.folder)
-            name = name or fname
-            weights_sha256 = weights_sha256 or fsha
         try:
             with quiet_hf_progress():
                 self.tokenizer: Any = tf.AutoTokenizer.from_pretrained(
@@ -149,24 +140,11 @@ class TransformersGenerator:
         )
 
     # ------------------------------------------------------------------ protocol
-
-    @property
-    def identity(self) -> Identity:
-        return self._identity
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return Capabilities(token_ids=True, logprobs=True, score=True)
+    # identity, capabilities, render_chat and encode come from LocalModelGenerator
 
     @property
     def vocab_size(self) -> int:
         return int(self.model.get_output_embeddings().weight.shape[0])
-
-    def render_chat(self, messages: list[dict[str, str]]) -> str:
-        return render_chat_with(self.tokenizer, messages)
-
-    def encode(self, prompt: str) -> list[int]:
-        return encode_prompt(self.tokenizer, prompt)
 
     def generate(self, prompt: str) -> Generation:
         import torch
