@@ -32,6 +32,11 @@ NO_CACHE = "provenai_no_cache"
 DEVICE = "provenai_device"
 DEVICES = "provenai_devices"
 MAX_NEW_TOKENS = "provenai_max_new_tokens"
+ABLATION = "provenai_ablation"
+THETA_FLOOR = "provenai_theta_floor"
+RETRIEVAL = "provenai_retrieval"
+INDEX = "provenai_index"
+K = "provenai_k"
 
 OPTIONS: tuple[tuple[str, str, str], ...] = (
     (
@@ -57,6 +62,29 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     (DEVICE, "string", "device for the model: cpu, cuda:N, mps or auto (default: cpu)"),
     (DEVICES, "string", "under xdist, comma list of devices; worker gwN takes N mod len"),
     (MAX_NEW_TOKENS, "string", "greedy decoding budget in new tokens (default: 128)"),
+    (
+        ABLATION,
+        "string",
+        "leave-one-resource-out ablation: exact (fast path, same results as naive), naive "
+        "(k+1 full generations) or off (influence not measured) (default: exact)",
+    ),
+    (
+        THETA_FLOOR,
+        "string",
+        "floor of the per-case influence threshold theta = max(median phi, floor) (default: 0.05)",
+    ),
+    (
+        RETRIEVAL,
+        "string",
+        "where a case's resources come from: distractor (the case's own paragraphs) or "
+        "index (top-k from --provenai-index) (default: distractor)",
+    ),
+    (
+        INDEX,
+        "string",
+        "index folder built by 'provenai index build' (for --provenai-retrieval index)",
+    ),
+    (K, "string", "resources retrieved per question in index mode, 1..10 (default: 10)"),
 )
 
 BUILTIN_BACKENDS = ("transformers", "mlx")
@@ -65,6 +93,10 @@ _PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 DEFAULT_SEED = 42
 DEFAULT_MAX_NEW_TOKENS = 128
+ABLATION_MODES = ("exact", "naive", "off")
+DEFAULT_THETA_FLOOR = 0.05
+RETRIEVAL_MODES = ("distractor", "index")
+DEFAULT_K = 10
 
 
 def flag(name: str) -> str:
@@ -92,6 +124,11 @@ class Settings:
     device: str
     devices: tuple[str, ...]
     max_new_tokens: int
+    ablation: str = "exact"
+    theta_floor: float = DEFAULT_THETA_FLOOR
+    retrieval: str = "distractor"
+    index: Path | None = None
+    k: int = DEFAULT_K
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_results(self) -> dict[str, Any]:
@@ -108,6 +145,11 @@ class Settings:
             "device": self.device,
             "devices": list(self.devices),
             "max_new_tokens": self.max_new_tokens,
+            "ablation": self.ablation,
+            "theta_floor": self.theta_floor,
+            "retrieval": self.retrieval,
+            "index": str(self.index) if self.index else None,
+            "k": self.k,
         }
 
 
@@ -120,6 +162,25 @@ def _int(name: str, value: Any, *, minimum: int) -> int:
         ) from None
     if number < minimum:
         raise ConfigError(f"{flag(name)}: expected an integer >= {minimum}, got {number}")
+    return number
+
+
+def _choice(name: str, value: Any, choices: tuple[str, ...], default: str) -> str:
+    text = default if value in (None, "") else str(value).strip()
+    if text not in choices:
+        raise ConfigError(f"{flag(name)}: expected one of {', '.join(choices)}, got {text!r}")
+    return text
+
+
+def _fraction(name: str, value: Any, default: float) -> float:
+    if value in (None, ""):
+        return default
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise ConfigError(f"{flag(name)}: expected a number in [0, 1], got {value!r}") from None
+    if not 0.0 <= number <= 1.0:
+        raise ConfigError(f"{flag(name)}: expected a number in [0, 1], got {number}")
     return number
 
 
@@ -185,6 +246,21 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
             raise ConfigError(f"{flag(DEVICES)}: expected a comma list like cpu,cuda:0")
         devices = tuple(_device(DEVICES, p) for p in parts)
 
+    ablation = _choice(ABLATION, get(ABLATION), ABLATION_MODES, "exact")
+    theta_floor = _fraction(THETA_FLOOR, get(THETA_FLOOR), DEFAULT_THETA_FLOOR)
+    retrieval = _choice(RETRIEVAL, get(RETRIEVAL), RETRIEVAL_MODES, "distractor")
+    index_raw = get(INDEX)
+    index = path(index_raw) if index_raw else None
+    if retrieval == "index" and index is None:
+        raise ConfigError(
+            f"{flag(RETRIEVAL)} index needs {flag(INDEX)}=DIR, a folder built by "
+            "'provenai index build'"
+        )
+    k_raw = get(K)
+    k = DEFAULT_K if k_raw in (None, "") else _int(K, k_raw, minimum=1)
+    if k > 10:
+        raise ConfigError(f"{flag(K)}: the prompt shows at most 10 resources, got {k}")
+
     return Settings(
         backend="pipeline" if pipeline else backend,
         model=str(get(MODEL)) if get(MODEL) else None,
@@ -198,6 +274,11 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         device=device,
         devices=devices,
         max_new_tokens=max_new_tokens,
+        ablation=ablation,
+        theta_floor=theta_floor,
+        retrieval=retrieval,
+        index=index,
+        k=k,
     )
 
 

@@ -52,3 +52,91 @@ class FixtureSet:
     path: str
     manifest: dict[str, Any]
     cases: tuple[Case, ...]
+
+
+# -- provenance-layer fixture kinds (no_answer, exposure, quotation, derivation) -------------
+# Skeleton shared by the loader (frozen/load.py), the resolver (frozen/ledger.py), the
+# exposure harness (subject/exposure.py) and the audits (audit/provenance.py). Fields may be
+# added; existing names keep their meaning.
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One retained item of a fixture's ledger: an original source or a generated aid.
+
+    ``sha256`` is the digest of ``text``'s UTF-8 bytes (re-hashed at load). A generated aid
+    (``kind == "generated"``) names its ``aid_kind`` (hyde, contextual_prefix,
+    generated_question) and the original it was generated from (``parent`` +
+    ``parent_sha256``). Generated text is never evidence.
+    """
+
+    id: str
+    kind: str  # "original" | "generated"
+    text: str
+    sha256: str
+    title: str = ""
+    version: int = 1
+    aid_kind: str | None = None
+    parent: str | None = None
+    parent_sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class GroundedCase:
+    """A question over originals (+ generated aids): kinds ``no_answer`` and ``exposure``.
+
+    ``expected_answer`` is ``"unknown"`` when the originals do not answer the question.
+    ``aid_only_values`` are literals (numbers, dates, identifiers) that occur in an aid and in
+    no original: one of them in an answer is a leak of generated text into the answer.
+    """
+
+    id: str
+    kind: str  # "no_answer" | "exposure"
+    question: str
+    originals: tuple[LedgerEntry, ...]
+    aids: tuple[LedgerEntry, ...]
+    expected_answer: str
+    aid_only_values: tuple[str, ...] = ()
+    fixture_set: str = ""
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class QuotationCase:
+    """A citation object checked against a ledger; ``citation`` is the raw JSON value (it may
+    be malformed on purpose) and ``expected`` the outcome the resolver must give."""
+
+    id: str
+    ledger: tuple[LedgerEntry, ...]
+    citation: Any
+    quote: str
+    expected: str
+    normalisation: str = "exact"
+    fixture_set: str = ""
+    path: str = ""
+    kind: str = "quotation"
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A retained operand of a derivation: a value quoted from an original by range."""
+
+    name: str
+    value: str
+    source_id: str
+    range: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class DerivationCase:
+    """A derived value: operands that must resolve to originals, the permitted calculation,
+    and the expected result."""
+
+    id: str
+    ledger: tuple[LedgerEntry, ...]
+    operands: tuple[Operand, ...]
+    operation: str
+    expected: str
+    fixture_set: str = ""
+    path: str = ""
+    kind: str = "derivation"
