@@ -7,6 +7,8 @@ stderr and exits 2, without a traceback; usage errors exit 2 the argparse way.
 
     provenai freeze hotpotqa PATH --out DIR [--sample N] [--seed 42] [--name NAME]
                                             [--split SPLIT] [--overwrite]
+    provenai index build SOURCES... --out DIR    (see pytest_provenai/retrieval/cli.py)
+    provenai index search DIR QUESTION [-k 10] / provenai index verify DIR
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def _freeze_hotpotqa(args: argparse.Namespace) -> int:
         name=args.name,
         split=args.split,
         overwrite=args.overwrite,
+        first=args.first,
     )
     seconds = time.perf_counter() - started
     split = fixture_set.manifest["split"]
@@ -87,6 +90,12 @@ def _add_freeze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     hotpotqa.add_argument(
         "--sample", type=_positive_int, metavar="N", help="freeze N records (default: all)"
     )
+    hotpotqa.add_argument(
+        "--first",
+        type=_positive_int,
+        metavar="N",
+        help="freeze the first N records in file order (instead of --sample)",
+    )
     hotpotqa.add_argument("--seed", type=int, default=42, help="sampling seed (default: 42)")
     hotpotqa.add_argument("--name", help="set name in the manifest (default: folder name)")
     hotpotqa.add_argument(
@@ -107,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_freeze(commands)
+    from pytest_provenai.retrieval.cli import add_index  # no faiss/torch import here
+
+    add_index(commands)
     return parser
 
 

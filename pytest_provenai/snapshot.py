@@ -64,10 +64,15 @@ class VerdictExtension(SingleFileSnapshotExtension):
         return str(Path(cls.golden_root) / cls.model_folder / test_location.basename)
 
 
-def extension_for(golden_root: Path, model_name: str) -> type[VerdictExtension]:
-    """A VerdictExtension subclass writing under ``golden_root/<model slug>/``."""
+def extension_for(
+    golden_root: Path, model_name: str, variant: str | None = None
+) -> type[VerdictExtension]:
+    """A VerdictExtension subclass writing under ``golden_root/<model slug>/``, or
+    ``golden_root/<model slug>@<variant>/`` when a ``variant`` is given (e.g. ``index-k10``
+    in retrieval index mode, so those verdicts never overwrite the distractor ones)."""
+    folder = model_slug(model_name) + (f"@{model_slug(variant)}" if variant else "")
     return type(
-        "VerdictExtension_" + re.sub(r"\W", "_", model_slug(model_name)),
+        "VerdictExtension_" + re.sub(r"\W", "_", folder),
         (VerdictExtension,),
-        {"golden_root": str(golden_root), "model_folder": model_slug(model_name)},
+        {"golden_root": str(golden_root), "model_folder": folder},
     )

@@ -51,7 +51,8 @@ def fidelity_record(
         {"case_id", "suite", "fixture_set", "model": trace.identity.model_key(), "question",
          "answer": answer_scores(trace.answer, case.answer),
          "citation": citation_scores(trace.cited_titles(), case.supporting_titles)
-                     + {"cited_ids": [...], "invalid_citations": [...], "n_invalid": int}}
+                     + {"cited_ids": [...], "invalid_citations": [...], "n_invalid": int},
+         "retrieval": retrieval_scores(...)}   # only when trace.retrieval is set (index mode)
 
     ``cited_ids`` are the trace's valid citations in order; ``invalid_citations`` the tags
     that named no resource. Raises ValueError when the trace belongs to another case.
@@ -62,7 +63,7 @@ def fidelity_record(
     citation["cited_ids"] = list(trace.cited_ids)
     citation["invalid_citations"] = list(trace.invalid_citations)
     citation["n_invalid"] = len(trace.invalid_citations)
-    return {
+    record: dict[str, Any] = {
         "case_id": case.id,
         "suite": suite,
         "fixture_set": case.fixture_set,
@@ -71,6 +72,13 @@ def fidelity_record(
         "answer": answer_scores(trace.answer, case.answer),
         "citation": citation,
     }
+    if trace.retrieval is not None:  # index mode: its own section, never mixed into citation
+        from pytest_provenai.retrieval.metrics import retrieval_scores
+
+        record["retrieval"] = retrieval_scores(
+            trace.retrieval, case.supporting_titles, bool(record["answer"]["correct"])
+        )
+    return record
 
 
 # --- per-record metric extractors ----------------------------------------------------------

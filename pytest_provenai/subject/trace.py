@@ -61,6 +61,9 @@ class Trace:
     repairs: list[str] = field(default_factory=list)
     cached: bool = False
     seconds: float = 0.0
+    # Index mode only (pytest_provenai.retrieval.subject): k, the index identity and, per
+    # rank, the passage id, title, sha256 and score of each retrieved resource.
+    retrieval: dict[str, Any] | None = None
 
     def cited_titles(self) -> list[str]:
         by_id = {r.id: r.title for r in self.resources}
