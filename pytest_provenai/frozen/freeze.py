@@ -193,11 +193,13 @@ def _readme(manifest: dict[str, Any]) -> str:
         f"a sample of {manifest['sample']} records drawn with seed {manifest['seed']} "
         "(kept in dataset order)"
         if manifest["sample"] is not None
+        else f"the first {manifest['first']} records"
+        if manifest.get("first") is not None
         else "every record"
     )
     again = f" --sample {manifest['sample']} --seed {manifest['seed']}" * (
         manifest["sample"] is not None
-    )
+    ) + f" --first {manifest.get('first')}" * (manifest.get("first") is not None)
     return (
         f"# {manifest['name']}\n"
         "\n"
@@ -298,15 +300,18 @@ def freeze_hotpotqa(
     name: str | None = None,
     split: str | None = None,
     overwrite: bool = False,
+    first: int | None = None,
 ) -> FixtureSet:
     """Freeze HotpotQA records from ``input_path`` into the fixture set folder ``out_dir``.
 
     ``sample`` records (all when None) are drawn with ``random.Random(seed)`` and kept in
-    dataset order. ``name`` (default: the folder name) and ``split`` (default: inferred from
-    the input file name) are recorded in the manifest. An existing non-empty ``out_dir`` is
-    refused unless ``overwrite`` (and then only if it is a fixture set). Every input record
-    is checked first; a bad one raises :class:`FixtureError` naming the input file and
-    ``/<index>/<key>``. Returns the written set, loaded back with ``load_fixture_set``.
+    dataset order; ``first`` instead keeps the first ``first`` records of the file (the
+    manifest then records ``"first"``). ``name`` (default: the folder name) and ``split``
+    (default: inferred from the input file name) are recorded in the manifest. An existing
+    non-empty ``out_dir`` is refused unless ``overwrite`` (and then only if it is a fixture
+    set). Every input record is checked first; a bad one raises :class:`FixtureError` naming
+    the input file and ``/<index>/<key>``. Returns the written set, loaded back with
+    ``load_fixture_set``.
     """
     shown_in = os.fspath(input_path)
     shown_out = os.fspath(out_dir)
@@ -318,6 +323,11 @@ def freeze_hotpotqa(
         raise ProvenaiError(f"seed must be an integer, got {seed!r}")
     if sample is not None and sample < 1:
         raise ProvenaiError(f"sample must be at least 1, got {sample}")
+    if first is not None:
+        if not isinstance(first, int) or isinstance(first, bool) or first < 1:
+            raise ProvenaiError(f"first must be a whole number of records >= 1, got {first!r}")
+        if sample is not None:
+            raise ProvenaiError("give either sample or first, not both")
     set_name = name if name is not None else Path(os.path.abspath(out)).name
     if not set_name:
         raise ProvenaiError("the fixture set name must not be empty")
@@ -357,7 +367,9 @@ def freeze_hotpotqa(
             f"{shown_in}: cannot sample {sample} records, the file has only {len(records)}"
         )
     chosen = (
-        range(len(records))
+        range(min(first, len(records)))
+        if first is not None
+        else range(len(records))
         if sample is None
         else sorted(random.Random(seed).sample(range(len(records)), sample))
     )
@@ -384,6 +396,8 @@ def freeze_hotpotqa(
         "count": len(files),
         "files": digests,
     }
+    if first is not None:
+        manifest["first"] = first
     files[MANIFEST_NAME] = dumps_stable(manifest).encode("utf-8")
     files["README.md"] = _readme(manifest).encode("utf-8")
     _write_set(out, shown_out, files, overwrite)

@@ -12,6 +12,13 @@ concatenation of its sentences, that every manifest path stays inside the set fo
 case file is unlisted, that case ids are unique and that gold titles name sources. Every
 problem raises :class:`~pytest_provenai.errors.FixtureError` naming the file, a JSON pointer
 (RFC 6901) into it, and what was expected versus what was found.
+
+A manifest's optional ``kind`` says what its cases are: ``hotpotqa`` (the default, the
+original format) or one of the provenance kinds ``no_answer``, ``exposure``, ``quotation``,
+``derivation`` (schemas ``<kind>.schema.json`` sharing ``ledger.schema.json``; manifest
+``provenance-manifest.schema.json``). For those, every ledger entry's sha256 is re-hashed,
+every aid's parent must be an original of the same case with the pinned parent_sha256, and
+``aid_only_values`` must occur in an aid and in no original.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -27,18 +34,34 @@ from typing import Any, TypeAlias
 
 from pytest_provenai._io import sha256_bytes, sha256_text
 from pytest_provenai.errors import FixtureError
-from pytest_provenai.frozen.model import Case, FixtureSet, Source, SupportingFact
+from pytest_provenai.frozen.model import (
+    KINDS,
+    AnyCase,
+    Case,
+    DerivationCase,
+    FixtureSet,
+    GroundedCase,
+    LedgerEntry,
+    Operand,
+    QuotationCase,
+    Source,
+    SupportingFact,
+)
 
 __all__ = [
     "CASES_DIR",
     "ID_MAX_LENGTH",
     "ID_RE",
     "MANIFEST_NAME",
+    "PROVENANCE_KINDS",
+    "SCHEMA_NAMES",
     "SCHEMA_VERSION",
     "json_pointer",
     "load_fixture_set",
     "load_fixture_sets",
     "load_schema",
+    "manifest_kind",
+    "parse_any_case",
     "parse_case",
     "parse_json_bytes",
 ]
@@ -46,6 +69,8 @@ __all__ = [
 MANIFEST_NAME = "manifest.json"
 CASES_DIR = "cases"
 SCHEMA_VERSION = 1
+PROVENANCE_KINDS = ("no_answer", "exposure", "quotation", "derivation")
+SCHEMA_NAMES = ("case", "manifest", "ledger", "provenance-manifest", *PROVENANCE_KINDS)
 
 PathLike: TypeAlias = "str | os.PathLike[str]"
 
@@ -69,18 +94,30 @@ def _schema_text(name: str) -> str:
 
 
 def load_schema(name: str) -> dict[str, Any]:
-    """The packaged JSON Schema ``name`` (``"case"`` or ``"manifest"``), as a fresh dict."""
-    if name not in ("case", "manifest"):
-        raise ValueError(f"unknown schema {name!r}; expected 'case' or 'manifest'")
+    """The packaged JSON Schema ``name`` (one of :data:`SCHEMA_NAMES`: ``"case"`` and
+    ``"manifest"`` for HotpotQA sets, ``"provenance-manifest"``, ``"ledger"`` and one per
+    provenance kind), as a fresh dict."""
+    if name not in SCHEMA_NAMES:
+        raise ValueError(f"unknown schema {name!r}; expected one of {', '.join(SCHEMA_NAMES)}")
     schema: dict[str, Any] = json.loads(_schema_text(name))
     return schema
+
+
+@cache
+def _registry() -> Any:
+    """All packaged schemas by ``$id``, so ``"ledger.schema.json#/$defs/..."`` refs resolve
+    offline."""
+    from referencing import Registry, Resource
+
+    schemas = [load_schema(name) for name in SCHEMA_NAMES]
+    return Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas)
 
 
 @cache
 def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator  # imported on first use: keeps imports cheap
 
-    return Draft202012Validator(load_schema(name))
+    return Draft202012Validator(load_schema(name), registry=_registry())
 
 
 # --------------------------------------------------------------------------- strict JSON
@@ -426,6 +463,273 @@ def parse_case(data: bytes, path: str, *, fixture_set: str = "") -> Case:
     return _build_case(obj, path, fixture_set)
 
 
+# --------------------------------------------------------------------------- provenance kinds
+
+
+def _require_match(path: str, pointer: str, regex: re.Pattern[str], value: str) -> None:
+    """Re-check a schema pattern with fullmatch (JSON Schema's "$" also matches before a
+    final newline)."""
+    if not regex.fullmatch(value):
+        raise FixtureError(
+            path, pointer, f"a string matching ^{regex.pattern}$", _describe_value(value)
+        )
+
+
+def _ledger_entries(
+    items: list[dict[str, Any]],
+    path: str,
+    at: tuple[str | int, ...],
+    first_pointer_of: dict[str, str],
+) -> list[LedgerEntry]:
+    """Ledger entries from schema-valid JSON: unique ids, re-hashed digests."""
+    entries: list[LedgerEntry] = []
+    for i, item in enumerate(items):
+        here = (*at, i)
+        entry_id: str = item["id"]
+        _require_match(path, json_pointer(*here, "id"), ID_RE, entry_id)
+        if entry_id in first_pointer_of:
+            raise FixtureError(
+                path,
+                json_pointer(*here, "id"),
+                "an id no other ledger entry of the case uses",
+                f"{json.dumps(entry_id)}, already the id at {first_pointer_of[entry_id]}",
+            )
+        first_pointer_of[entry_id] = json_pointer(*here)
+        text: str = item["text"]
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:  # JSON lets "\ud800" through; UTF-8 does not
+            raise FixtureError(
+                path,
+                json_pointer(*here, "text"),
+                "Unicode text (UTF-8 has no lone surrogates)",
+                f"a lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start}",
+            ) from None
+        digest = sha256_text(text)
+        if item["sha256"] != digest:
+            raise FixtureError(
+                path,
+                json_pointer(*here, "sha256"),
+                f"{digest} (sha256 of {json_pointer(*here, 'text')})",
+                str(item["sha256"]),
+            )
+        entries.append(
+            LedgerEntry(
+                id=entry_id,
+                kind=item["kind"],
+                text=item["text"],
+                sha256=item["sha256"],
+                title=item.get("title", ""),
+                version=item.get("version", 1),
+                aid_kind=item.get("aid_kind"),
+                parent=item.get("parent"),
+                parent_sha256=item.get("parent_sha256"),
+            )
+        )
+    return entries
+
+
+def _check_parents(entries: list[tuple[str, LedgerEntry]], path: str) -> None:
+    """Every aid names an original of the same case and pins that original's digest."""
+    originals = {e.id: e for _, e in entries if e.kind == "original"}
+    names = ", ".join(json.dumps(k) for k in originals) or "none"
+    for pointer, entry in entries:
+        if entry.kind != "generated":
+            continue
+        parent = originals.get(entry.parent or "")
+        if parent is None:
+            raise FixtureError(
+                path,
+                pointer + "/parent",
+                f"the id of one of the case's originals ({names})",
+                _describe_value(entry.parent),
+            )
+        if entry.parent_sha256 != parent.sha256:
+            raise FixtureError(
+                path,
+                pointer + "/parent_sha256",
+                f"{parent.sha256} (the sha256 of original {json.dumps(parent.id)})",
+                str(entry.parent_sha256),
+            )
+
+
+def _build_grounded(obj: dict[str, Any], path: str, fixture_set: str) -> GroundedCase:
+    seen: dict[str, str] = {}
+    originals = _ledger_entries(obj["originals"], path, ("originals",), seen)
+    aids = _ledger_entries(obj["aids"], path, ("aids",), seen)
+    _check_parents(
+        [(json_pointer("originals", i), e) for i, e in enumerate(originals)]
+        + [(json_pointer("aids", i), e) for i, e in enumerate(aids)],
+        path,
+    )
+    for k, value in enumerate(obj["aid_only_values"]):
+        in_original = next((o.id for o in originals if value in o.text), None)
+        if in_original is not None or not any(value in a.text for a in aids):
+            where = (
+                f"one that occurs in original {json.dumps(in_original)}"
+                if in_original is not None
+                else "one that occurs in no aid"
+            )
+            raise FixtureError(
+                path,
+                json_pointer("aid_only_values", k),
+                "a literal that occurs in an aid and in no original",
+                f"{_describe_value(value)}, {where}",
+            )
+    expected: str = obj["expected_answer"]
+    if expected != "unknown" and not any(expected in o.text for o in originals):
+        raise FixtureError(
+            path,
+            "/expected_answer",
+            '"unknown" or text that occurs in one of the case\'s originals',
+            f"{_describe_value(expected)}, which occurs in none",
+        )
+    return GroundedCase(
+        id=obj["id"],
+        kind=obj["kind"],
+        question=obj["question"],
+        originals=tuple(originals),
+        aids=tuple(aids),
+        expected_answer=expected,
+        aid_only_values=tuple(obj["aid_only_values"]),
+        fixture_set=fixture_set,
+        path=path,
+        note=obj.get("note", ""),
+    )
+
+
+def _mixed_ledger(obj: dict[str, Any], path: str) -> list[LedgerEntry]:
+    entries = _ledger_entries(obj["ledger"], path, ("ledger",), {})
+    _check_parents([(json_pointer("ledger", i), e) for i, e in enumerate(entries)], path)
+    return entries
+
+
+def _build_quotation(obj: dict[str, Any], path: str, fixture_set: str) -> QuotationCase:
+    return QuotationCase(
+        id=obj["id"],
+        ledger=tuple(_mixed_ledger(obj, path)),
+        citation=obj["citation"],
+        quote=obj["quote"],
+        expected=obj["expected"],
+        normalisation=obj["normalisation"],
+        fixture_set=fixture_set,
+        path=path,
+        note=obj.get("note", ""),
+    )
+
+
+#: Operand count each permitted operation takes (None: two or more).
+OPERATION_ARITY: dict[str, int | None] = {
+    "difference": 2,
+    "sum": None,
+    "ratio": 2,
+    "percentage_change": 2,
+}
+_NUMERAL_RE = re.compile(r"[+-]?([0-9]{1,3}(,[0-9]{3})+|[0-9]+)(\.[0-9]+)?")
+_DECIMAL_RE = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
+
+
+def _build_derivation(obj: dict[str, Any], path: str, fixture_set: str) -> DerivationCase:
+    ledger = _mixed_ledger(obj, path)
+    operation: str = obj["operation"]
+    arity = OPERATION_ARITY[operation]
+    count = len(obj["operands"])
+    if arity is not None and count != arity:
+        raise FixtureError(
+            path,
+            "/operands",
+            f"exactly {arity} operands for {operation}",
+            f"{count} operands",
+        )
+    operands: list[Operand] = []
+    names: set[str] = set()
+    for i, item in enumerate(obj["operands"]):
+        _require_match(path, json_pointer("operands", i, "value"), _NUMERAL_RE, item["value"])
+        _require_match(path, json_pointer("operands", i, "source_id"), ID_RE, item["source_id"])
+        _require_match(path, json_pointer("operands", i, "digest"), _HEX64_RE, item["digest"])
+        if item["name"] in names:
+            raise FixtureError(
+                path,
+                json_pointer("operands", i, "name"),
+                "an operand name no other operand of the case uses",
+                _describe_value(item["name"]),
+            )
+        names.add(item["name"])
+        start, end = item["range"]
+        operands.append(
+            Operand(
+                name=item["name"],
+                value=item["value"],
+                source_id=item["source_id"],
+                range=(start, end),
+                digest=item["digest"],
+            )
+        )
+    _require_match(path, "/expected", _DECIMAL_RE, obj["expected"])
+    return DerivationCase(
+        id=obj["id"],
+        ledger=tuple(ledger),
+        operands=tuple(operands),
+        operation=operation,
+        expected=obj["expected"],
+        fixture_set=fixture_set,
+        path=path,
+        question=obj["question"],
+        expected_warranted=obj["expected_warranted"],
+        note=obj.get("note", ""),
+    )
+
+
+_BUILDERS: dict[str, Callable[[dict[str, Any], str, str], AnyCase]] = {
+    "no_answer": _build_grounded,
+    "exposure": _build_grounded,
+    "quotation": _build_quotation,
+    "derivation": _build_derivation,
+}
+
+
+def parse_any_case(data: bytes, path: str, *, kind: str, fixture_set: str = "") -> AnyCase:
+    """Parse and fully check one case file of fixture kind ``kind`` (see :data:`KINDS`;
+    ``"hotpotqa"`` is :func:`parse_case`). Raises :class:`FixtureError` on any problem and
+    ``ValueError`` for an unknown kind (a programming error, not bad input)."""
+    if kind == "hotpotqa":
+        return parse_case(data, path, fixture_set=fixture_set)
+    if kind not in _BUILDERS:
+        raise ValueError(f"unknown fixture kind {kind!r}; expected one of {', '.join(KINDS)}")
+    obj = parse_json_bytes(data, path)
+    _check_against_schema(obj, kind, path)
+    _require_match(path, "/id", ID_RE, obj["id"])
+    return _BUILDERS[kind](obj, path, fixture_set)
+
+
+def manifest_kind(path: PathLike) -> str | None:
+    """The fixture kind a set folder's manifest declares (``"hotpotqa"`` when it declares
+    none), or None when the manifest cannot be read or names no known kind. Never raises:
+    the plugin uses it to route a set that failed to load to the tests of its kind."""
+    try:
+        manifest = json.loads((Path(path) / MANIFEST_NAME).read_bytes().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict):
+        return None
+    kind = manifest.get("kind", "hotpotqa")
+    return kind if isinstance(kind, str) and kind in KINDS else None
+
+
+def _declared_kind(manifest: Any, shown: str) -> str:
+    if not isinstance(manifest, dict) or "kind" not in manifest:
+        return "hotpotqa"  # the schema reports a manifest that is not an object
+    kind = manifest["kind"]
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise FixtureError(
+            shown,
+            "/kind",
+            "one of " + ", ".join(json.dumps(k) for k in KINDS),
+            _describe_value(kind),
+        )
+    return kind
+
+
 # --------------------------------------------------------------------------- sets
 
 
@@ -513,14 +817,18 @@ def load_fixture_set(path: PathLike) -> FixtureSet:
             manifest_shown, "", f"a {MANIFEST_NAME} listing the set's case files", "no such file"
         )
     manifest = parse_json_bytes(_read_bytes(manifest_file, manifest_shown), manifest_shown)
-    _check_against_schema(manifest, "manifest", manifest_shown)
-    if not _HEX64_RE.fullmatch(manifest["source_sha256"]):  # "$" matches before a final "\n"
-        raise FixtureError(
-            manifest_shown,
-            "/source_sha256",
-            "a string matching ^[0-9a-f]{64}$",
-            _describe_value(manifest["source_sha256"]),
-        )
+    kind = _declared_kind(manifest, manifest_shown)
+    if kind == "hotpotqa":
+        _check_against_schema(manifest, "manifest", manifest_shown)
+        if not _HEX64_RE.fullmatch(manifest["source_sha256"]):  # "$" matches before "\n"
+            raise FixtureError(
+                manifest_shown,
+                "/source_sha256",
+                "a string matching ^[0-9a-f]{64}$",
+                _describe_value(manifest["source_sha256"]),
+            )
+    else:
+        _check_against_schema(manifest, "provenance-manifest", manifest_shown)
     files: dict[str, str] = manifest["files"]
     if manifest["count"] != len(files):
         raise FixtureError(
@@ -541,12 +849,12 @@ def load_fixture_set(path: PathLike) -> FixtureSet:
             "a case file the manifest does not list",
         )
 
-    cases: list[Case] = []
+    cases: list[AnyCase] = []
     first_file_of: dict[str, str] = {}
     for key, file in entries:
         case_shown = os.path.join(shown, key)
         data = _read_bytes(file, case_shown)
-        case = parse_case(data, case_shown, fixture_set=name)
+        case = parse_any_case(data, case_shown, kind=kind, fixture_set=name)
         digest = sha256_bytes(data)
         if digest != files[key]:
             raise FixtureError(

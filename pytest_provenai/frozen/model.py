@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
+
+#: Fixture kinds a set's manifest may declare (``kind``); a manifest without ``kind`` is a
+#: HotpotQA set. The plugin's ``provenai_kind`` marker selects cases by these names.
+KINDS = ("hotpotqa", "no_answer", "exposure", "quotation", "derivation")
+
+#: What a generated aid was made for: HyDE hypothetical documents, contextual chunk prefixes,
+#: generated questions.
+AID_KINDS = ("hyde", "contextual_prefix", "generated_question")
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,7 @@ class Case:
     fixture_set: str = ""
     path: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    kind: str = "hotpotqa"
 
 
 @dataclass(frozen=True)
@@ -51,7 +60,13 @@ class FixtureSet:
     name: str
     path: str
     manifest: dict[str, Any]
-    cases: tuple[Case, ...]
+    cases: tuple[AnyCase, ...]
+
+    @property
+    def kind(self) -> str:
+        """The set's fixture kind (a manifest without ``kind`` is a HotpotQA set)."""
+        kind = self.manifest.get("kind", "hotpotqa")
+        return kind if isinstance(kind, str) else "hotpotqa"
 
 
 # -- provenance-layer fixture kinds (no_answer, exposure, quotation, derivation) -------------
@@ -80,6 +95,11 @@ class LedgerEntry:
     parent: str | None = None
     parent_sha256: str | None = None
 
+    @property
+    def data(self) -> bytes:
+        """The retained bytes: ``text`` as UTF-8 (citation ranges are offsets into these)."""
+        return self.text.encode("utf-8")
+
 
 @dataclass(frozen=True)
 class GroundedCase:
@@ -99,6 +119,7 @@ class GroundedCase:
     aid_only_values: tuple[str, ...] = ()
     fixture_set: str = ""
     path: str = ""
+    note: str = ""  # what the case is about, for people (never shown to a model)
 
 
 @dataclass(frozen=True)
@@ -111,10 +132,11 @@ class QuotationCase:
     citation: Any
     quote: str
     expected: str
-    normalisation: str = "exact"
+    normalisation: str = "exact"  # the resolver policy name (frozen.ledger.POLICIES)
     fixture_set: str = ""
     path: str = ""
     kind: str = "quotation"
+    note: str = ""  # why the citation gets its expected outcome, for people
 
 
 @dataclass(frozen=True)
@@ -125,6 +147,7 @@ class Operand:
     value: str
     source_id: str
     range: tuple[int, int]
+    digest: str = ""  # sha256 the operand's citation pins; "" = the ledger entry's own digest
 
 
 @dataclass(frozen=True)
@@ -140,3 +163,10 @@ class DerivationCase:
     fixture_set: str = ""
     path: str = ""
     kind: str = "derivation"
+    question: str = ""
+    expected_warranted: bool = True  # the verdict the fixture's author expects
+    note: str = ""
+
+
+#: Any case a fixture set can hold.
+AnyCase: TypeAlias = "Case | GroundedCase | QuotationCase | DerivationCase"

@@ -317,3 +317,33 @@ def _clean_answer(answer: str, note: _Note) -> str:
         note("answer_lead_in")
         answer = answer[m.end() :]
     return answer.strip()
+
+
+def split_sections(raw: str) -> list[tuple[str, str]]:
+    """The kept output as ``(section, text)`` pieces in text order; never raises.
+
+    ``preamble`` is text before the first section header (the whole text when there is no
+    header); then ``answer``, ``evidence``, ``reasoning`` as written, with their citation
+    tags, every line of a section kept (the parser's answer keeps only the first). Text that
+    :func:`parse_output` drops as trailing junk (a special token, a new turn, a repeated
+    header) is not included. Empty pieces are left out. Used by claim accounting, which must
+    see every statement the answer makes.
+    """
+
+    def ignore(name: str) -> None:
+        return None
+
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    text = _BLANKS.sub(" ", text)
+    text = _cut_special_tokens(text, ignore)
+    headers = _find_headers(text, ignore)
+    text, headers = _cut_trailing_junk(text, headers, ignore)
+    pieces: list[tuple[str, str]] = []
+    first = headers[0][1] if headers else len(text)
+    if text[:first].strip():
+        pieces.append(("preamble", text[:first].strip()))
+    for i, (kind, _start, end) in enumerate(headers):
+        stop = headers[i + 1][1] if i + 1 < len(headers) else len(text)
+        if text[end:stop].strip():
+            pieces.append((kind, text[end:stop].strip()))
+    return pieces
