@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_provenai.audit import fidelity
+from pytest_provenai.audit import fidelity, influence
+from pytest_provenai.audit import provenance as provenance_audit
 from pytest_provenai.audit.stats import summarise
 from pytest_provenai.errors import ConfigError
 
@@ -42,13 +43,16 @@ def _registry(
 MARKERS: dict[str, str] = {
     "fidelity": "answer correctness and citation fidelity gates, e.g. "
     "fidelity(answer_accuracy=0.2, citation_f1=0.3)",
-    "influence": "resource-influence gates (leave-one-resource-out)",
+    "influence": "resource-influence gates (leave-one-resource-out ablation), e.g. "
+    "influence(influence_measured=1.0, citation_influence_gap_rate=0.9)",
     "provenance": "provenance release gates (quotations, aids, no-answer cases)",
 }
 MARKER_METRICS: dict[str, dict[str, Metric]] = {
     "fidelity": _registry(fidelity.FIDELITY_METRICS, fidelity.FIDELITY_METRIC_INFO),
-    "influence": {},
-    "provenance": {},
+    "influence": _registry(influence.INFLUENCE_METRICS, influence.INFLUENCE_METRIC_INFO),
+    "provenance": _registry(
+        provenance_audit.PROVENANCE_METRICS, provenance_audit.PROVENANCE_METRIC_INFO
+    ),
 }
 
 

@@ -3,10 +3,13 @@
 Fixtures a test can request:
 
 * ``provenai_case`` — the case; a test that requests it is parametrised over the selected
-  cases of ``--provenai-fixtures``, with the case id as the test id.
+  cases of ``--provenai-fixtures``, with the case id as the test id. Only cases of the
+  fixture kinds named by ``@pytest.mark.provenai_kind(...)`` (default: ``hotpotqa``).
 * ``provenai_subject`` — the system under audit (one per process / xdist worker).
 * ``provenai_record`` — ``record(dict) -> dict``: hands a verdict record to gates and results.
 * ``provenai_snapshot`` — syrupy's ``snapshot`` writing JSON under ``golden/<model>/``.
+* ``provenai_influence`` — ``influence(case, trace) -> dict``: the influence layer
+  (leave-one-resource-out ablation, ``--provenai-ablation``).
 """
 
 from __future__ import annotations
@@ -20,13 +23,15 @@ import pytest
 from pytest_provenai import gates as gates_mod
 from pytest_provenai import options as opt
 from pytest_provenai.errors import ProvenaiError
-from pytest_provenai.frozen.model import Case
+from pytest_provenai.frozen.model import KINDS, AnyCase
 from pytest_provenai.session import CaseParam, ProvenaiSession
 from pytest_provenai.subject.subject import Subject
 
 SESSION_KEY = pytest.StashKey[ProvenaiSession]()
 GATE_RESULTS_KEY = pytest.StashKey[list[gates_mod.GateResult]]()
 WORKEROUTPUT_KEY = "provenai"
+KIND_MARKER = "provenai_kind"
+DEFAULT_KINDS = ("hotpotqa",)
 
 
 class FixtureSetError(Exception):
@@ -67,6 +72,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     for marker, text in gates_mod.MARKERS.items():
         config.addinivalue_line("markers", f"{marker}(**gates): {text}")
+    config.addinivalue_line(
+        "markers",
+        f"{KIND_MARKER}(*kinds): take provenai_case only from cases of these fixture kinds "
+        f"({', '.join(KINDS)}; default {DEFAULT_KINDS[0]})",
+    )
 
     def get(name: str) -> Any:
         value = config.getoption(name)
@@ -82,6 +92,13 @@ def pytest_configure(config: pytest.Config) -> None:
             from pytest_provenai.subject.subject import preflight
 
             preflight(backend=settings.backend, model=settings.model, pipeline=settings.pipeline)
+        if settings.retrieval == "index" and settings.index is not None:
+            from pytest_provenai.retrieval.index import check_index_folder
+
+            try:  # cheap (no hashing); digests and the embedding model are checked at load
+                check_index_folder(settings.index, digests=False)
+            except ProvenaiError as exc:
+                raise ProvenaiError(f"{opt.flag(opt.INDEX)}: {exc}") from None
     except ProvenaiError as exc:
         raise pytest.UsageError(str(exc)) from None
     worker_id = getattr(config, "workerinput", {}).get("workerid")
@@ -89,6 +106,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # -- parametrisation and collection ----------------------------------------------------------
+def _case_kinds(metafunc: pytest.Metafunc) -> tuple[str, ...]:
+    """The fixture kinds a test takes cases from: its closest ``provenai_kind`` marker."""
+    mark = metafunc.definition.get_closest_marker(KIND_MARKER)
+    if mark is None:
+        return DEFAULT_KINDS
+    where = f"{_test_id(metafunc.definition.nodeid)}: @pytest.mark.{KIND_MARKER}"
+    choices = ", ".join(KINDS)
+    if mark.kwargs or not mark.args:
+        raise pytest.UsageError(
+            f"{where} takes one or more fixture kinds as positional names ({choices}), "
+            f"got {mark.args!r} {mark.kwargs!r}"
+        )
+    for kind in mark.args:
+        if not isinstance(kind, str) or kind not in KINDS:
+            raise pytest.UsageError(f"{where}: unknown fixture kind {kind!r}; expected {choices}")
+    return tuple(dict.fromkeys(mark.args))
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "provenai_case" not in metafunc.fixturenames:
         return
@@ -98,7 +133,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             f"{metafunc.definition.nodeid} requests provenai_case but no fixture set is "
             "configured: pass --provenai-fixtures DIR or set provenai_fixtures in your ini"
         )
-    params = session.case_params()
+    params = session.params_for(_case_kinds(metafunc))
     metafunc.parametrize("provenai_case", params, ids=[p.id for p in params], indirect=True)
 
 
@@ -130,7 +165,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 # -- fixtures --------------------------------------------------------------------------------
 @pytest.fixture
-def provenai_case(request: pytest.FixtureRequest) -> Case:
+def provenai_case(request: pytest.FixtureRequest) -> AnyCase:
     param: CaseParam = request.param
     if param.error is not None:
         raise FixtureSetError(f"fixture set failed to load: {param.error}")
@@ -160,11 +195,29 @@ def provenai_record(request: pytest.FixtureRequest) -> Callable[[dict[str, Any]]
 
 
 @pytest.fixture
+def provenai_influence(
+    request: pytest.FixtureRequest, provenai_subject: Subject
+) -> Callable[[Any, Any], dict[str, Any]]:
+    """``influence(case, trace) -> dict``: the record's influence layer, measured by
+    leave-one-resource-out ablation as ``--provenai-ablation`` says (exact, naive or off)."""
+    session = _session(request.config)
+    nodeid = request.node.nodeid
+
+    def influence(case: Any, trace: Any) -> dict[str, Any]:
+        return session.influence(nodeid, case, trace)
+
+    return influence
+
+
+@pytest.fixture
 def provenai_snapshot(snapshot: Any, provenai_subject: Subject, pytestconfig: pytest.Config) -> Any:
     from pytest_provenai.snapshot import extension_for
 
-    golden = _session(pytestconfig).settings.golden
-    return snapshot.use_extension(extension_for(golden, provenai_subject.identity.name))
+    settings = _session(pytestconfig).settings
+    variant = f"index-k{settings.k}" if settings.retrieval == "index" else None
+    return snapshot.use_extension(
+        extension_for(settings.golden, provenai_subject.identity.name, variant)
+    )
 
 
 # -- run bookkeeping -------------------------------------------------------------------------

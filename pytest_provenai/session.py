@@ -18,7 +18,7 @@ from pytest_provenai import gates as gates_mod
 from pytest_provenai._io import atomic_write_json
 from pytest_provenai.audit.fidelity import aggregate
 from pytest_provenai.errors import FixtureError
-from pytest_provenai.frozen.model import Case
+from pytest_provenai.frozen.model import AnyCase
 from pytest_provenai.options import Settings, sample_indices, worker_device
 from pytest_provenai.subject.subject import Subject
 
@@ -31,8 +31,9 @@ class CaseParam:
     loading (the ``provenai_case`` fixture raises it at setup, so the other sets still run)."""
 
     id: str
-    case: Case | None = None
+    case: AnyCase | None = None
     error: FixtureError | None = None
+    kind: str | None = None  # the case's kind; for an error, its set's declared kind or None
 
 
 @dataclass
@@ -51,35 +52,58 @@ class ProvenaiSession:
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     fixture_errors: list[str] = field(default_factory=list)
     produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
+    influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
 
     # -- cases -----------------------------------------------------------------------------
     def case_params(self) -> list[CaseParam]:
-        """Selected cases of all configured fixture sets (loaded once, lazily)."""
-        if self._params is None:
-            from pytest_provenai.frozen.load import load_fixture_set
+        """Selected cases of all configured fixture sets (loaded once, lazily).
 
-            cases: list[Case] = []
-            failed: list[tuple[str, FixtureError]] = []
+        ``--provenai-sample`` samples each fixture kind on its own, so adding sets of another
+        kind never changes which cases of a kind are chosen."""
+        if self._params is None:
+            from pytest_provenai.frozen.load import load_fixture_set, manifest_kind
+
+            cases: list[AnyCase] = []
+            failed: list[tuple[str, FixtureError, str | None]] = []
             for folder in self.settings.fixtures:
                 try:
                     cases.extend(load_fixture_set(folder).cases)
                 except FixtureError as err:  # one bad set must not stop the others
-                    failed.append((folder.name, err))
-            keep = sample_indices(len(cases), self.settings.sample, self.settings.seed)
+                    failed.append((folder.name, err, manifest_kind(folder)))
+            of_kind: dict[str, list[int]] = defaultdict(list)
+            for index, case in enumerate(cases):
+                of_kind[case.kind].append(index)
+            keep = sorted(
+                indices[j]
+                for indices in of_kind.values()
+                for j in sample_indices(len(indices), self.settings.sample, self.settings.seed)
+            )
             chosen = [cases[i] for i in keep]
             seen: dict[str, int] = defaultdict(int)
             for c in chosen:
                 seen[c.id] += 1
             params = [
-                CaseParam(id=c.id if seen[c.id] == 1 else f"{c.fixture_set}/{c.id}", case=c)
+                CaseParam(
+                    id=c.id if seen[c.id] == 1 else f"{c.fixture_set}/{c.id}", case=c, kind=c.kind
+                )
                 for c in chosen
             ]
-            for name, set_error in failed:
+            for name, set_error, set_kind in failed:
                 self.fixture_errors.append(str(set_error))
-                params.append(CaseParam(id=f"fixture-error:{name}", error=set_error))
+                params.append(CaseParam(id=f"fixture-error:{name}", error=set_error, kind=set_kind))
             self._params = params
         return self._params
+
+    def params_for(self, kinds: tuple[str, ...]) -> list[CaseParam]:
+        """The params of a test that takes cases of ``kinds``: those cases, plus the error
+        entry of every set of those kinds that failed to load (and of every failed set whose
+        kind could not be read, so no error goes unseen)."""
+        return [
+            p
+            for p in self.case_params()
+            if p.kind in kinds or (p.error is not None and p.kind is None)
+        ]
 
     # -- subject ---------------------------------------------------------------------------
     def subject(self) -> Subject:
@@ -101,6 +125,14 @@ class ProvenaiSession:
                         self.settings.cache / "generations" if self.settings.cache else None
                     ),
                 )
+                if self.settings.retrieval == "index":  # the harness retrieves R0..R{k-1}
+                    from pytest_provenai.retrieval.index import open_index
+                    from pytest_provenai.retrieval.subject import RetrievingSubject
+
+                    assert self.settings.index is not None  # parse_settings checks it
+                    self._subject = RetrievingSubject(
+                        self._subject, open_index(self.settings.index), self.settings.k
+                    )
             except Exception as exc:
                 self.subject_error = exc
                 raise
@@ -131,6 +163,28 @@ class ProvenaiSession:
             self.records[test].append({"case_id": case_id, "missing": outcome})
             self.recorded_nodeids.add(nodeid)
 
+    # -- influence -------------------------------------------------------------------------
+    def influence(self, nodeid: str, case: Any, trace: Any) -> dict[str, Any]:
+        """The influence layer of ``trace``'s record under ``--provenai-ablation``; what it
+        cost goes to the results JSON (``influence_costs``), never into the record."""
+        from pytest_provenai.audit.influence import influence_layer, not_measured
+        from pytest_provenai.subject.ablation import KLCache, run_ablation
+
+        mode = self.settings.ablation
+        if mode == "off":
+            return not_measured("--provenai-ablation off: influence was not measured")
+        kl_cache = KLCache(self.settings.cache / "influence") if self.settings.cache else None
+        run = run_ablation(self.subject(), case, trace, mode=mode, kl_cache=kl_cache)
+        self.influence_costs[nodeid] = run.costs()
+        return influence_layer(
+            [r.id for r in trace.resources],
+            trace.answer,
+            trace.cited_ids,
+            run.outputs,
+            signals=run.signals,
+            theta_floor=self.settings.theta_floor,
+        )
+
     # -- xdist -----------------------------------------------------------------------------
     def worker_payload(self) -> str:
         return json.dumps(
@@ -141,6 +195,7 @@ class ProvenaiSession:
                 "models": self.models,
                 "fixture_errors": self.fixture_errors,
                 "produced_by": self.produced_by,
+                "influence_costs": self.influence_costs,
             }
         )
 
@@ -152,6 +207,7 @@ class ProvenaiSession:
         self.timings.update(data["timings"])
         self.models.update(data["models"])
         self.produced_by.update(data["produced_by"])
+        self.influence_costs.update(data.get("influence_costs", {}))
         for e in data["fixture_errors"]:
             if e not in self.fixture_errors:
                 self.fixture_errors.append(e)
@@ -182,6 +238,30 @@ class ProvenaiSession:
                     "missing": len(recs) - len(present),
                     "metrics": aggregate(present, seed=self.settings.seed),
                 }
+                if all("retrieval" in r for r in present):  # index mode: kept apart
+                    from pytest_provenai.retrieval.metrics import RETRIEVAL_METRICS
+
+                    out[test]["retrieval"] = aggregate(
+                        present, RETRIEVAL_METRICS, seed=self.settings.seed
+                    )
+            if present and all("influence" in r for r in present):
+                from pytest_provenai.audit.influence import influence_summary
+
+                out.setdefault(test, {"n": len(present), "missing": len(recs) - len(present)})
+                out[test]["influence"] = influence_summary(present, seed=self.settings.seed)
+        return out
+
+    def provenance_summaries(self) -> dict[str, dict[str, Any]]:
+        """Provenance metrics (and, for exposure records, the exposure matrix: rows =
+        treatments; aid-value leak, aid-citation and abstention rates; n) for every test
+        whose records carry a provenance layer (quotation, derivation or exposure)."""
+        from pytest_provenai.audit.provenance import provenance_summary
+
+        out = {}
+        for test, recs in self.sorted_records().items():
+            summary = provenance_summary(recs, seed=self.settings.seed)
+            if summary is not None:
+                out[test] = summary
         return out
 
     def results(self, gate_results: list[gates_mod.GateResult]) -> dict[str, Any]:
@@ -192,9 +272,11 @@ class ProvenaiSession:
             "options": self.settings.for_results(),
             "records": self.sorted_records(),
             "aggregates": self.aggregates(),
+            "provenance": self.provenance_summaries(),
             "gates": [g.as_dict() for g in gate_results],
             "fixture_errors": self.fixture_errors,
             "produced_by": dict(sorted(self.produced_by.items())),
+            "influence_costs": dict(sorted(self.influence_costs.items())),
             "timings": {
                 "wall_seconds": round(time.time() - self.started, 3),
                 "per_test_seconds": dict(sorted(self.timings.items())),

@@ -43,6 +43,16 @@ def summary_lines(state: Any, gate_results: list[GateResult]) -> list[str]:
         for label, name in SUMMARY_METRICS:
             if name in agg["metrics"]:
                 lines.append(f"  {label:<24} {_fmt(agg['metrics'][name])}")
+        if "retrieval" in agg:  # index mode: retrieval is reported apart from citation
+            r = agg["retrieval"]
+            label = f"retrieval recall@{state.settings.k}"
+            lines.append(
+                f"  {label:<24} {_fmt(r['retrieval_recall_at_k'])}; all gold retrieved "
+                f"{_fmt(r['retrieval_all_gold_rate'])}; wrong answer + gold missed "
+                f"{_fmt(r['retrieval_miss_answer_failure_rate'])}"
+            )
+    lines.extend(influence_lines(state))
+    lines.extend(provenance_lines(state))
     for err in state.fixture_errors:
         lines.append(f"fixture set error: {err}")
     if gate_results:
@@ -51,4 +61,88 @@ def summary_lines(state: Any, gate_results: list[GateResult]) -> list[str]:
         lines.extend("  " + g.line() for g in gate_results)
     if state.settings.results is not None and state.audited():
         lines.append(f"results: {state.settings.results}")
+    return lines
+
+
+def influence_lines(state: Any) -> list[str]:
+    """Per test with influence layers: the verdict distribution over all resources and the
+    number of cases showing the citation–influence gap."""
+    lines: list[str] = []
+    for test, agg in state.aggregates().items():
+        inf = agg.get("influence")
+        if not inf:
+            continue
+        v = inf["verdicts"]
+        lines.append(
+            f"{test}: influence of {sum(v.values())} resources in {inf['measured']} cases "
+            f"(--provenai-ablation {state.settings.ablation})"
+        )
+        lines.append(
+            f"  verdicts: used {v['used']}, hallucinated citation {v['hallucinated_citation']}, "
+            f"uncited influential {v['uncited_influential']}, low influence {v['low_influence']}"
+        )
+        lines.append(
+            f"  citation-influence gap: {inf['gap_cases']} of {inf['measured']} cases "
+            "(a cited resource with low influence, or an uncited influential one)"
+        )
+        if inf["not_measured"]:
+            lines.append(f"  influence not measured: {inf['not_measured']} cases")
+    return lines
+
+
+_MATRIX_LABELS = (
+    ("aid_value_leak_rate", "aid-value leak"),
+    ("aid_citation_rate", "aid citation"),
+    ("abstention_rate", "abstention"),
+)
+
+
+def _cell(m: dict[str, Any]) -> str:
+    if m.get("value") is None:
+        return "n/a"
+    lo, hi = m["ci"]
+    return f"{m['value']:.3f} [{lo:.2f}, {hi:.2f}]"
+
+
+def _delta(m: dict[str, Any]) -> str:
+    if m.get("delta_vs_baseline") is None:
+        return "—"
+    lo, hi = m["delta_ci"]
+    return f"{m['delta_vs_baseline']:+.3f} [{lo:+.2f}, {hi:+.2f}]"
+
+
+def provenance_lines(state: Any) -> list[str]:
+    """Per test with provenance records: its provenance metrics, and for exposure records
+    the exposure matrix (rows = treatments; aid-value leak, aid citation and abstention
+    rates with 95% bootstrap CIs by case; n) and each rate's paired difference from
+    baseline."""
+    lines: list[str] = []
+    for test, summ in state.provenance_summaries().items():
+        missing = f", {summ['missing']} without a record" if summ["missing"] else ""
+        lines.append(
+            f"{test}: {summ['layer']} n={summ['n']}{missing}  (mean, 95% bootstrap CI by case)"
+        )
+        for name, m in summ["metrics"].items():
+            lines.append(f"  {name:<28} {_fmt(m)}")
+        matrix = summ.get("exposure_matrix")
+        if not matrix:
+            continue
+        if matrix["error"]:
+            lines.append(f"  exposure matrix: not computed ({matrix['error']})")
+            continue
+        head = "".join(f"{label:<24}" for _, label in _MATRIX_LABELS)
+        lines.append("  exposure matrix (rate [95% CI])")
+        lines.append(f"    {'treatment':<10}{head}n")
+        order = matrix.get("treatment_order") or list(matrix["treatments"])
+        for t in order:
+            row = matrix["treatments"][t]
+            cells = "".join(f"{_cell(row[c]):<24}" for c, _ in _MATRIX_LABELS)
+            lines.append(f"    {t:<10}{cells}{row['n']}")
+        lines.append("  paired difference vs baseline (95% CI, cases resampled together)")
+        for t in order:
+            row = matrix["treatments"][t]
+            if t == "baseline":
+                continue
+            cells = "".join(f"{_delta(row[c]):<24}" for c, _ in _MATRIX_LABELS)
+            lines.append(f"    {t:<10}{cells.rstrip()}")
     return lines

@@ -407,3 +407,22 @@ class LocalModelGenerator:
 
     def encode(self, prompt: str) -> list[int]:
         return encode_prompt(self.tokenizer, prompt)
+
+
+def first_divergence(rows: Any, continuation: list[int], margin: float) -> int | None:
+    """First position ``t`` where greedy decoding under ``rows`` may not pick
+    ``continuation[t]``: its argmax differs, or the best and second-best log-probabilities are
+    closer than ``margin`` (a near tie the teacher-forced numbers cannot settle). ``None`` when
+    every position is a clear win for the realised token."""
+    import numpy as np
+
+    arr = np.asarray(rows)
+    for t, tok in enumerate(continuation):
+        row = arr[t]
+        best = int(np.argmax(row))
+        if best != tok:
+            return t
+        top2 = np.partition(row, -2)[-2:]
+        if float(top2[1] - top2[0]) < margin:
+            return t
+    return None

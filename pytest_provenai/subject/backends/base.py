@@ -96,3 +96,41 @@ class Generator(Protocol):
     def generate(self, prompt: str) -> Generation: ...
 
     def score(self, prompt: str, continuation_ids: list[int]) -> Any: ...
+
+
+# -- leave-one-resource-out ablation: what a backend's fast path returns ---------------------
+
+TIE_MARGIN = 1e-3
+"""Below this log-probability gap between the best and second-best token, a teacher-forced
+argmax is not trusted to equal what step-by-step greedy decoding would pick (the two compute
+the same logits in different batch shapes, so they differ in the last float bits); the
+ablation fast path regenerates from such a position instead of assuming the token."""
+
+
+@dataclass
+class VariantPass:
+    """One ablated prompt under the fast path.
+
+    ``rows``: ``[len(continuation), vocab]`` log-softmax rows of the *realised* continuation
+    teacher-forced under this prompt (what the KL target needs). ``generation``: the greedy
+    decoding of this prompt, exact (identical to a fresh ``generate``). ``divergence``: the
+    first continuation position where that decoding may leave the realised continuation
+    (ablated argmax differs, or a near tie), ``None`` if it never does. ``forward_tokens``:
+    tokens fed through the model for this prompt (suffix after the shared prefix, teacher-forced
+    continuation, regenerated steps).
+    """
+
+    rows: Any
+    generation: Generation
+    divergence: int | None
+    forward_tokens: int
+
+
+@dataclass
+class AblationPass:
+    """The fast path's result for one case: the full-context teacher-forced rows of the
+    realised continuation and one :class:`VariantPass` per ablated prompt (input order)."""
+
+    full_rows: Any
+    variants: list[VariantPass]
+    forward_tokens: int  # all tokens fed, including the shared full-prompt pass

@@ -1,0 +1,373 @@
+"""Leave-one-resource-out ablation runs: the model work behind the influence layer.
+
+For a case answered with resources ``R0..R(k-1)`` (a :class:`Trace`), resource ``Ri`` is
+removed and the rest are shown with **their ids unchanged and in the same order** (the
+prompt of the run without R3 shows R0, R1, R2, R4, … R9), so a citation means the same
+resource in every run and citation sets stay comparable. Outputs are parsed against the
+full context's ids, so a tag of the removed resource still counts as that id.
+
+Three modes (``--provenai-ablation``):
+
+* ``naive`` — k regenerations, one per ablated prompt (plus the full run the suite already
+  has); where the backend can score, the KL target from ``score()`` of each ablated prompt.
+* ``exact`` — the same results with less compute. A backend with ``ablation_pass`` (the
+  transformers backend) teacher-forces the realised output under every ablated prompt while
+  reusing the KV cache of the prefix it shares with the full prompt; when every ablated argmax
+  equals the realised token (by more than :data:`TIE_MARGIN` in log-probability) greedy
+  decoding would return the realised output, so nothing is regenerated; otherwise decoding
+  restarts at the first divergent position from the cache. A backend that can only
+  ``score()`` gets the same test without cache reuse (full regeneration when it diverges);
+  a pipeline (no logits) falls back to naive.
+* ``off`` — nothing is run (see :func:`pytest_provenai.audit.influence.not_measured`).
+
+Generations are stored in the generation cache under the same keys naive ``generate`` uses,
+and KL profiles in a small content-addressed cache beside it, so a warm rerun makes no model
+call in either mode.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_provenai._io import atomic_write_json, sha256_text
+from pytest_provenai.audit.influence import AblatedOutput, KLProfile, kl_profile
+from pytest_provenai.frozen.model import Case
+from pytest_provenai.subject.backends.base import TIE_MARGIN, Generation
+from pytest_provenai.subject.cache import ProvenaiCacheWarning, canonical_json
+from pytest_provenai.subject.parse import parse_output
+from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt
+from pytest_provenai.subject.trace import Resource, Trace
+
+ABLATION_VERSION = "provenai-ablation/2"
+"""Enters the KL cache key; bump when the KL computation changes."""
+
+MODES = ("exact", "naive", "off")
+
+
+@dataclass
+class AblationRun:
+    """One case's ablations, in resource order, and what they cost."""
+
+    mode: str
+    signals: tuple[str, ...]  # ("surface",) or ("surface", "kl")
+    path: str  # kv-reuse | score-check | regenerate
+    outputs: list[AblatedOutput]
+    raw_outputs: dict[str, str] = field(default_factory=dict)
+    model_calls: int = 0
+    forward_tokens: int = 0
+    regenerated: int = 0
+    seconds: float = 0.0
+
+    def costs(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "path": self.path,
+            "model_calls": self.model_calls,
+            "forward_tokens": self.forward_tokens,
+            "regenerated": self.regenerated,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+class KLCache:
+    """KL profiles on disk, addressed like generations; corrupt entries warn and recompute."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    @staticmethod
+    def key(model_key: dict[str, Any], prompt: str, ablated: str, realised: list[int]) -> str:
+        payload = {
+            "version": ABLATION_VERSION,
+            "model": model_key,
+            "prompt_sha256": sha256_text(prompt),
+            "ablated_sha256": sha256_text(ablated),
+            "realised": realised,
+            "prompt_version": PROMPT_VERSION,
+        }
+        return sha256_text(canonical_json(payload))
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> KLProfile | None:
+        path = self._path(key)
+        try:
+            data = json.loads(path.read_bytes())
+            if data.get("key") != key:
+                raise ValueError("key does not match the file name")
+            return KLProfile.from_dict(data["kl"])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            warnings.warn(
+                f"provenai: KL cache entry {path} is unreadable ({exc}); dropped and recomputed",
+                ProvenaiCacheWarning,
+                stacklevel=2,
+            )
+            path.unlink(missing_ok=True)
+            return None
+
+    def put(self, key: str, profile: KLProfile) -> None:
+        atomic_write_json(self._path(key), {"key": key, "kl": profile.as_dict()})
+
+
+def answer_positions(generator: Any, token_ids: list[int]) -> int:
+    """How many leading output tokens make up the answer: those up to and including the one
+    that ends the output's first non-empty line (the ``Answer:`` line the prompt asks for);
+    0 (= all positions) when the generator has no tokenizer or the output is one line."""
+    tokenizer = getattr(generator, "tokenizer", None)
+    if tokenizer is None:
+        return 0
+    for n in range(1, len(token_ids) + 1):
+        text = str(tokenizer.decode(token_ids[:n], skip_special_tokens=True))
+        if "\n" in text.lstrip():
+            return n
+    return 0
+
+
+def ablated_resources(resources: list[Resource], removed: str) -> list[Resource]:
+    """The resources without ``removed``; the others keep their ids and order."""
+    return [r for r in resources if r.id != removed]
+
+
+def _claimed(text: str, all_ids: list[str]) -> tuple[str, tuple[str, ...]]:
+    parsed = parse_output(text, len(all_ids), valid_ids=all_ids)
+    return parsed.answer, tuple(parsed.cited_ids)
+
+
+def run_ablation(
+    subject: Any,
+    case: Case,
+    trace: Trace,
+    *,
+    mode: str = "exact",
+    kl_cache: KLCache | None = None,
+) -> AblationRun:
+    """Ablate every resource of ``trace`` (see the module docstring for the modes)."""
+    if mode not in ("exact", "naive"):
+        raise ValueError(f"ablation mode must be exact or naive here, got {mode!r}")
+    start = time.perf_counter()
+    generator = getattr(subject, "generator", None)
+    resources = list(trace.resources)
+    ids = [r.id for r in resources]
+    can_score = bool(
+        generator is not None
+        and generator.capabilities.score
+        and trace.generation is not None
+        and trace.generation.token_ids
+        and trace.view is not None
+    )
+    if generator is None or trace.view is None:
+        run = _pipeline_naive(subject, case, resources)
+    elif mode == "exact" and can_score and hasattr(generator, "ablation_pass"):
+        run = _exact_kv(subject, case, trace, resources, kl_cache)
+    elif mode == "exact" and can_score:
+        run = _exact_score(subject, case, trace, resources, kl_cache)
+    else:
+        run = _naive(subject, case, trace, resources, kl_cache, with_kl=can_score)
+    run.mode = mode
+    run.seconds = time.perf_counter() - start
+    assert [o.resource_id for o in run.outputs] == ids
+    return run
+
+
+# -- the paths ------------------------------------------------------------------------------
+def _prompts(subject: Any, case: Case, resources: list[Resource]) -> list[str]:
+    render = subject.generator.render_chat
+    return [
+        build_prompt(case.question, ablated_resources(resources, r.id), render).prompt
+        for r in resources
+    ]
+
+
+def _gen_key(subject: Any, prompt: str) -> str | None:
+    cache = getattr(subject, "cache", None)
+    if cache is None:
+        return None
+    identity = subject.generator.identity
+    key: str = cache.key(identity.model_key(), prompt, identity.decoding.as_dict(), PROMPT_VERSION)
+    return key
+
+
+def _cached_generation(subject: Any, prompt: str) -> Generation | None:
+    key = _gen_key(subject, prompt)
+    if key is None:
+        return None
+    hit: Generation | None = subject.cache.get(key)
+    return hit
+
+
+def _store_generation(subject: Any, prompt: str, generation: Generation) -> None:
+    key = _gen_key(subject, prompt)
+    if key is not None:
+        subject.cache.put(key, generation, {"model": subject.generator.identity.model_key()})
+
+
+def _kl_key(subject: Any, full: str, ablated: str, realised: list[int]) -> str:
+    return KLCache.key(subject.generator.identity.model_key(), full, ablated, realised)
+
+
+def _exact_kv(
+    subject: Any,
+    case: Case,
+    trace: Trace,
+    resources: list[Resource],
+    kl_cache: KLCache | None,
+) -> AblationRun:
+    assert trace.view is not None and trace.generation is not None
+    full = trace.view.prompt
+    realised = list(trace.generation.token_ids)
+    prompts = _prompts(subject, case, resources)
+    ids = [r.id for r in resources]
+    gens = [_cached_generation(subject, p) for p in prompts]
+    kls = [
+        kl_cache.get(_kl_key(subject, full, p, realised)) if kl_cache is not None else None
+        for p in prompts
+    ]
+    span = answer_positions(subject.generator, realised)
+    run = AblationRun(mode="exact", signals=("surface", "kl"), path="kv-reuse", outputs=[])
+    if any(g is None for g in gens) or any(k is None for k in kls):
+        result = subject.generator.ablation_pass(full, prompts, realised, margin=TIE_MARGIN)
+        subject.model_calls += 1
+        run.model_calls = 1
+        run.forward_tokens = result.forward_tokens
+        for j, variant in enumerate(result.variants):
+            gens[j] = variant.generation
+            kls[j] = kl_profile(result.full_rows, variant.rows, realised, span)
+            if variant.divergence is not None:
+                run.regenerated += 1
+            _store_generation(subject, prompts[j], variant.generation)
+            if kl_cache is not None:
+                profile = kls[j]
+                assert profile is not None
+                kl_cache.put(_kl_key(subject, full, prompts[j], realised), profile)
+    for rid, gen, kl in zip(ids, gens, kls, strict=True):
+        assert gen is not None
+        answer, cited = _claimed(gen.text, ids)
+        run.outputs.append(AblatedOutput(rid, answer, cited, kl))
+        run.raw_outputs[rid] = gen.text
+    return run
+
+
+def _exact_score(
+    subject: Any,
+    case: Case,
+    trace: Trace,
+    resources: list[Resource],
+    kl_cache: KLCache | None,
+) -> AblationRun:
+    """Backends that can score but have no KV fast path: one teacher-forced forward per
+    ablation; regenerate only those whose argmax leaves the realised output."""
+    from pytest_provenai.subject.backends._common import first_divergence
+
+    assert trace.view is not None and trace.generation is not None
+    full = trace.view.prompt
+    realised = list(trace.generation.token_ids)
+    prompts = _prompts(subject, case, resources)
+    ids = [r.id for r in resources]
+    span = answer_positions(subject.generator, realised)
+    run = AblationRun(mode="exact", signals=("surface", "kl"), path="score-check", outputs=[])
+    full_rows: Any = None
+    for rid, prompt in zip(ids, prompts, strict=True):
+        gen = _cached_generation(subject, prompt)
+        key = _kl_key(subject, full, prompt, realised)
+        kl = kl_cache.get(key) if kl_cache is not None else None
+        if gen is None or kl is None:
+            if full_rows is None:
+                full_rows = subject.generator.score(full, realised)
+                run.model_calls += 1
+            rows = subject.generator.score(prompt, realised)
+            run.model_calls += 1
+            kl = kl_profile(full_rows, rows, realised, span)
+            if kl_cache is not None:
+                kl_cache.put(key, kl)
+            if gen is None:
+                if first_divergence(rows, realised, TIE_MARGIN) is None:
+                    gen = Generation(
+                        text=trace.generation.text,
+                        token_ids=realised,
+                        logprobs=[float(rows[t][tok]) for t, tok in enumerate(realised)],
+                        finish_reason=trace.generation.finish_reason,
+                    )
+                else:
+                    gen = subject.generator.generate(prompt)
+                    run.model_calls += 1
+                    run.regenerated += 1
+                _store_generation(subject, prompt, gen)
+        answer, cited = _claimed(gen.text, ids)
+        run.outputs.append(AblatedOutput(rid, answer, cited, kl))
+        run.raw_outputs[rid] = gen.text
+    subject.model_calls += run.model_calls
+    return run
+
+
+def _naive(
+    subject: Any,
+    case: Case,
+    trace: Trace,
+    resources: list[Resource],
+    kl_cache: KLCache | None,
+    *,
+    with_kl: bool,
+) -> AblationRun:
+    """k full regenerations through the subject's cache-aware ``generate``; the KL target by
+    ``score()`` where the backend can (``with_kl``)."""
+    prompts = _prompts(subject, case, resources)
+    ids = [r.id for r in resources]
+    can_kl = with_kl and trace.generation is not None and trace.view is not None
+    run = AblationRun(
+        mode="naive",
+        signals=("surface", "kl") if can_kl else ("surface",),
+        path="regenerate",
+        outputs=[],
+    )
+    full_rows: Any = None
+    before = subject.model_calls
+    for rid, prompt in zip(ids, prompts, strict=True):
+        gen, cached = subject.generate(prompt)
+        if not cached:
+            run.regenerated += 1
+        kl: KLProfile | None = None
+        if can_kl:
+            assert trace.generation is not None and trace.view is not None
+            realised = list(trace.generation.token_ids)
+            key = _kl_key(subject, trace.view.prompt, prompt, realised)
+            kl = kl_cache.get(key) if kl_cache is not None else None
+            if kl is None:
+                if full_rows is None:
+                    full_rows = subject.generator.score(trace.view.prompt, realised)
+                    subject.model_calls += 1
+                kl = kl_profile(
+                    full_rows,
+                    subject.generator.score(prompt, realised),
+                    realised,
+                    answer_positions(subject.generator, realised),
+                )
+                subject.model_calls += 1
+                if kl_cache is not None:
+                    kl_cache.put(key, kl)
+        answer, cited = _claimed(gen.text, ids)
+        run.outputs.append(AblatedOutput(rid, answer, cited, kl))
+        run.raw_outputs[rid] = gen.text
+    run.model_calls = subject.model_calls - before
+    return run
+
+
+def _pipeline_naive(subject: Any, case: Case, resources: list[Resource]) -> AblationRun:
+    """A pipeline (no generator, no logits): regenerate through ``answer``; surface only."""
+    ids = [r.id for r in resources]
+    run = AblationRun(mode="naive", signals=("surface",), path="regenerate", outputs=[])
+    for rid in ids:
+        t = subject.answer(case, resources=ablated_resources(resources, rid))
+        claimed = [c for c in ids if c in t.cited_ids or (c == rid and c in t.invalid_citations)]
+        run.outputs.append(AblatedOutput(rid, t.answer, tuple(claimed)))
+        run.raw_outputs[rid] = t.raw_output
+        run.model_calls += 1
+        run.regenerated += 1
+    return run

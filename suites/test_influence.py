@@ -1,0 +1,25 @@
+"""Shipped audit: which resources actually moved the output (leave-one-resource-out).
+
+Each case is one test. Every resource is removed in turn (the others keep their ids and
+order) and the answer and citations are regenerated — by the exact fast path unless
+``--provenai-ablation naive`` or ``off`` says otherwise — and, since the default backend has
+logits, the realised answer is teacher-forced under each ablated context for the KL target.
+The record holds, per resource, whether it was cited, Δa, Δc, φ, the KL and the verdict
+(used / hallucinated citation / uncited influential / low influence); the golden snapshot
+shows which verdicts flipped after a model change. The gates fail closed: with
+``--provenai-ablation off`` influence is not measured and ``influence_measured`` fails.
+"""
+
+import pytest
+
+from pytest_provenai.audit.fidelity import fidelity_record
+
+
+@pytest.mark.influence(influence_measured=1.0, citation_influence_gap_rate=0.95)
+def test_influence(
+    provenai_case, provenai_subject, provenai_influence, provenai_record, provenai_snapshot
+):
+    trace = provenai_subject.answer(provenai_case)
+    record = fidelity_record(provenai_case, trace)
+    record["influence"] = provenai_influence(provenai_case, trace)
+    assert provenai_record(record) == provenai_snapshot
