@@ -15,7 +15,13 @@ import pytest
 from pytest_provenai.audit.fidelity import fidelity_record
 
 
-@pytest.mark.influence(influence_measured=1.0, citation_influence_gap_rate=0.95)
+# Floors/ceilings under what the default model measured on the 61 shipped cases: answers
+# change under some ablation in 0.77 of cases, mean answer-position KL 0.065 nats, 4.3
+# uncited influential resources per case; the citation-influence gap shows in 58 of 61 cases
+# (rate 0.95), so a gap gate would only pin today's weakness.
+@pytest.mark.influence(
+    influence_measured=1.0, answer_sensitive_rate=0.6, kl_mean=0.03, uncited_influential=5.5
+)
 def test_influence(
     provenai_case, provenai_subject, provenai_influence, provenai_record, provenai_snapshot
 ):
