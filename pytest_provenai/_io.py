@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -62,3 +64,34 @@ def dumps_stable(obj: Any) -> str:
 
 def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> None:
     atomic_write_text(path, dumps_stable(obj))
+
+
+def fresh_sibling(parent: Path, stem: str, suffix: str) -> Path:
+    """Create and return a new empty hidden folder ``parent/.<stem>.<random>.<suffix>``."""
+    while True:
+        candidate = parent / f".{stem}.{secrets.token_hex(4)}.{suffix}"
+        try:
+            candidate.mkdir()
+        except FileExistsError:  # pragma: no cover - 32 random bits
+            continue
+        return candidate
+
+
+def replace_folder(tmp: Path, out: Path) -> None:
+    """Move the finished folder ``tmp`` to ``out`` atomically: an empty ``out`` is removed
+    first; an existing one is moved aside, replaced, and deleted only once the new one is in
+    place (on failure the old one is put back)."""
+    if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
+        out.rmdir()
+    if not out.exists() and not out.is_symlink():
+        os.replace(tmp, out)
+        return
+    old = fresh_sibling(out.parent, out.name, "old")
+    old.rmdir()
+    os.replace(out, old)
+    try:
+        os.replace(tmp, out)
+    except BaseException:
+        os.replace(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)

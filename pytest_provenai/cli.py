@@ -30,7 +30,7 @@ EXIT_ERROR = 2
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -88,11 +88,11 @@ def _add_freeze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     hotpotqa.add_argument("path", metavar="PATH", help="HotpotQA JSON file")
     hotpotqa.add_argument("--out", required=True, metavar="DIR", help="fixture set folder")
     hotpotqa.add_argument(
-        "--sample", type=_positive_int, metavar="N", help="freeze N records (default: all)"
+        "--sample", type=positive_int, metavar="N", help="freeze N records (default: all)"
     )
     hotpotqa.add_argument(
         "--first",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="freeze the first N records in file order (instead of --sample)",
     )

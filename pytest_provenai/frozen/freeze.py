@@ -14,12 +14,17 @@ import json
 import os
 import random
 import re
-import secrets
 import shutil
 from pathlib import Path
 from typing import Any
 
-from pytest_provenai._io import dumps_stable, sha256_bytes, sha256_text
+from pytest_provenai._io import (
+    dumps_stable,
+    fresh_sibling,
+    replace_folder,
+    sha256_bytes,
+    sha256_text,
+)
 from pytest_provenai.errors import FixtureError, ProvenaiError
 from pytest_provenai.frozen.load import (
     CASES_DIR,
@@ -228,16 +233,6 @@ def _readme(manifest: dict[str, Any]) -> str:
     )
 
 
-def _fresh_sibling(parent: Path, stem: str, suffix: str) -> Path:
-    while True:
-        candidate = parent / f".{stem}.{secrets.token_hex(4)}.{suffix}"
-        try:
-            candidate.mkdir()
-        except FileExistsError:  # pragma: no cover - 32 random bits
-            continue
-        return candidate
-
-
 def _check_target(out: Path, shown: str, overwrite: bool) -> None:
     if not out.exists() and not out.is_symlink():
         return
@@ -262,27 +257,13 @@ def _write_set(out: Path, shown: str, files: dict[str, bytes], overwrite: bool) 
     _check_target(out, shown, overwrite)
     out = Path(os.path.abspath(out))
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _fresh_sibling(out.parent, out.name, "tmp")
+    tmp = fresh_sibling(out.parent, out.name, "tmp")
     try:
         for rel, data in files.items():
             target = tmp / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
-            out.rmdir()
-        if not out.exists() and not out.is_symlink():
-            os.replace(tmp, out)
-            return
-        # Replace an existing set: move it aside, move the new one in, then delete the old.
-        old = _fresh_sibling(out.parent, out.name, "old")
-        old.rmdir()
-        os.replace(out, old)
-        try:
-            os.replace(tmp, out)
-        except BaseException:
-            os.replace(old, out)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
+        replace_folder(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

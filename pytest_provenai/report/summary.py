@@ -37,7 +37,8 @@ def summary_lines(state: Any, gate_results: list[GateResult]) -> list[str]:
     models = {m.get("name") for m in state.models.values()}
     if models:
         lines.append("model: " + ", ".join(sorted(str(m) for m in models)))
-    for test, agg in state.aggregates().items():
+    aggregates = state.aggregates()  # bootstrap CIs: compute once for every block below
+    for test, agg in aggregates.items():
         missing = f", {agg['missing']} without a record" if agg["missing"] else ""
         lines.append(f"{test}: n={agg['n']}{missing}  (mean, 95% bootstrap CI by case)")
         for label, name in SUMMARY_METRICS:
@@ -51,7 +52,7 @@ def summary_lines(state: Any, gate_results: list[GateResult]) -> list[str]:
                 f"{_fmt(r['retrieval_all_gold_rate'])}; wrong answer + gold missed "
                 f"{_fmt(r['retrieval_miss_answer_failure_rate'])}"
             )
-    lines.extend(influence_lines(state))
+    lines.extend(influence_lines(state, aggregates))
     lines.extend(provenance_lines(state))
     for err in state.fixture_errors:
         lines.append(f"fixture set error: {err}")
@@ -64,11 +65,11 @@ def summary_lines(state: Any, gate_results: list[GateResult]) -> list[str]:
     return lines
 
 
-def influence_lines(state: Any) -> list[str]:
+def influence_lines(state: Any, aggregates: dict[str, dict[str, Any]]) -> list[str]:
     """Per test with influence layers: the verdict distribution over all resources and the
     number of cases showing the citation–influence gap."""
     lines: list[str] = []
-    for test, agg in state.aggregates().items():
+    for test, agg in aggregates.items():
         inf = agg.get("influence")
         if not inf:
             continue

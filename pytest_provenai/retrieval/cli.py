@@ -15,17 +15,9 @@ import sys
 import time
 from typing import Any
 
+from pytest_provenai.cli import positive_int
+
 __all__ = ["add_index"]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -128,13 +120,13 @@ def add_index(commands: Any) -> None:
     )
     build.add_argument(
         "--batch-size",
-        type=_positive,
+        type=positive_int,
         default=DEFAULT_BATCH_SIZE,
         help=f"embedding batch size (default: {DEFAULT_BATCH_SIZE})",
     )
     build.add_argument(
         "--threads",
-        type=_positive,
+        type=positive_int,
         default=DEFAULT_THREADS,
         help=f"torch/faiss threads during the build (default: {DEFAULT_THREADS})",
     )
@@ -150,7 +142,7 @@ def add_index(commands: Any) -> None:
     )
     search.add_argument("dir", metavar="DIR", help="index folder")
     search.add_argument("question", metavar="QUESTION")
-    search.add_argument("-k", type=_positive, default=10, help="passages to show (default: 10)")
+    search.add_argument("-k", type=positive_int, default=10, help="passages to show (default: 10)")
     search.add_argument("--json", action="store_true", help="print the hits as JSON")
     search.add_argument("--model", metavar="DIR", help="query embedding model folder")
     search.set_defaults(handler=_search)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 import sqlite3
 from collections.abc import Sequence
@@ -32,7 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_provenai._io import atomic_write_json, sha256_bytes, sha256_file, sha256_text
+from pytest_provenai._io import (
+    atomic_write_json,
+    fresh_sibling,
+    replace_folder,
+    sha256_bytes,
+    sha256_file,
+    sha256_text,
+)
 from pytest_provenai.retrieval import RetrievalError
 from pytest_provenai.retrieval.corpus import Corpus, Link, load_corpus
 from pytest_provenai.retrieval.embed import (
@@ -147,16 +153,6 @@ def _make_faiss_index(index_type: str, vectors: Any) -> tuple[Any, dict[str, Any
 # --------------------------------------------------------------------------- building
 
 
-def _fresh_sibling(parent: Path, stem: str, suffix: str) -> Path:
-    while True:
-        candidate = parent / f".{stem}.{secrets.token_hex(4)}.{suffix}"
-        try:
-            candidate.mkdir()
-        except FileExistsError:  # pragma: no cover - 32 random bits
-            continue
-        return candidate
-
-
 def _check_target(out: Path, overwrite: bool) -> None:
     shown = os.fspath(out)
     if not out.exists() and not out.is_symlink():
@@ -179,23 +175,6 @@ def _check_target(out: Path, overwrite: bool) -> None:
             f"{shown}: refusing to overwrite a folder that is not a provenai index (no "
             f"{MANIFEST} with format {FORMAT!r}); choose another --out folder"
         )
-
-
-def _move_into_place(tmp: Path, out: Path) -> None:
-    if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
-        out.rmdir()
-    if not out.exists() and not out.is_symlink():
-        os.replace(tmp, out)
-        return
-    old = _fresh_sibling(out.parent, out.name, "old")
-    old.rmdir()
-    os.replace(out, old)
-    try:
-        os.replace(tmp, out)
-    except BaseException:
-        os.replace(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _write_lookup(path: Path, corpus: Corpus) -> None:
@@ -310,7 +289,7 @@ def build_index(
         faiss.omp_set_num_threads(before)
 
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _fresh_sibling(target.parent, target.name, "tmp")
+    tmp = fresh_sibling(target.parent, target.name, "tmp")
     try:
         faiss.write_index(index, str(tmp / INDEX_FILE))
         _write_lookup(tmp / LOOKUP_FILE, corpus)
@@ -345,7 +324,7 @@ def build_index(
         atomic_write_json(tmp / MANIFEST, manifest)
         _readable_like_the_others(tmp / MANIFEST, tmp / LOOKUP_FILE)
         _check_target(target, overwrite)  # the folder may have changed while we embedded
-        _move_into_place(tmp, target)
+        replace_folder(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -328,6 +328,12 @@ def _naive(
         outputs=[],
     )
     full_rows: Any = None
+    realised: list[int] = []
+    span = 0
+    if can_kl:
+        assert trace.generation is not None
+        realised = list(trace.generation.token_ids)
+        span = answer_positions(subject.generator, realised)
     before = subject.model_calls
     for rid, prompt in zip(ids, prompts, strict=True):
         gen, cached = subject.generate(prompt)
@@ -335,8 +341,7 @@ def _naive(
             run.regenerated += 1
         kl: KLProfile | None = None
         if can_kl:
-            assert trace.generation is not None and trace.view is not None
-            realised = list(trace.generation.token_ids)
+            assert trace.view is not None
             key = _kl_key(subject, trace.view.prompt, prompt, realised)
             kl = kl_cache.get(key) if kl_cache is not None else None
             if kl is None:
@@ -344,10 +349,7 @@ def _naive(
                     full_rows = subject.generator.score(trace.view.prompt, realised)
                     subject.model_calls += 1
                 kl = kl_profile(
-                    full_rows,
-                    subject.generator.score(prompt, realised),
-                    realised,
-                    answer_positions(subject.generator, realised),
+                    full_rows, subject.generator.score(prompt, realised), realised, span
                 )
                 subject.model_calls += 1
                 if kl_cache is not None:
