@@ -10,34 +10,15 @@ that could not be computed is a failure, never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_provenai.audit import fidelity, influence
-from pytest_provenai.audit import provenance as provenance_audit
-from pytest_provenai.audit.stats import summarise
+from pytest_provenai.audit.fidelity import FIDELITY_METRICS
+from pytest_provenai.audit.influence import INFLUENCE_METRICS
+from pytest_provenai.audit.metrics import Metric, summarise_metric
+from pytest_provenai.audit.provenance import PROVENANCE_METRICS
 from pytest_provenai.errors import ConfigError
-
-MetricFn = Callable[[Mapping[str, Any]], "float | None"]
-
-
-@dataclass(frozen=True)
-class Metric:
-    name: str
-    fn: MetricFn
-    higher_is_better: bool
-    description: str
-
-
-def _registry(
-    fns: Mapping[str, MetricFn], info: Mapping[str, fidelity.MetricInfo]
-) -> dict[str, Metric]:
-    return {
-        name: Metric(name, fn, info[name].direction == "higher", info[name].description)
-        for name, fn in fns.items()
-    }
-
 
 # Markers and the metrics their gates may name. Later layers add theirs here.
 MARKERS: dict[str, str] = {
@@ -48,11 +29,9 @@ MARKERS: dict[str, str] = {
     "provenance": "provenance release gates (quotations, aids, no-answer cases)",
 }
 MARKER_METRICS: dict[str, dict[str, Metric]] = {
-    "fidelity": _registry(fidelity.FIDELITY_METRICS, fidelity.FIDELITY_METRIC_INFO),
-    "influence": _registry(influence.INFLUENCE_METRICS, influence.INFLUENCE_METRIC_INFO),
-    "provenance": _registry(
-        provenance_audit.PROVENANCE_METRICS, provenance_audit.PROVENANCE_METRIC_INFO
-    ),
+    "fidelity": FIDELITY_METRICS,
+    "influence": INFLUENCE_METRICS,
+    "provenance": PROVENANCE_METRICS,
 }
 
 
@@ -124,10 +103,9 @@ def parse_marker(test: str, marker: str, kwargs: Mapping[str, Any]) -> list[Gate
                 f"{test}: @pytest.mark.{marker}({name}=...) is not a known gate metric; "
                 f"allowed: {names}"
             )
-        if isinstance(bound, bool) or not isinstance(bound, (int, float)):
-            raise ConfigError(
-                f"{test}: @pytest.mark.{marker}({name}={bound!r}) needs a number as its bound"
-            )
+        problem = allowed[name].check_bound(bound)
+        if problem is not None:
+            raise ConfigError(f"{test}: @pytest.mark.{marker}({name}={bound!r}) {problem}")
         specs.append(GateSpec(test, marker, name, float(bound)))
     return specs
 
@@ -146,18 +124,21 @@ def evaluate(spec: GateSpec, records: list[dict[str, Any]], *, seed: int) -> Gat
 
     if not present:
         return fail("no records: the metric could not be computed (fail closed)")
-    values: list[float] = []
-    for r in present:
-        try:
-            v = metric.fn(r)
-        except (KeyError, TypeError, ValueError):
-            v = None
-        if v is None:
-            return fail(f"metric missing for case {r.get('case_id')!r} (fail closed)")
-        values.append(float(v))
-    s = summarise(values, seed=seed)
-    value, ci = float(s["value"]), (float(s["ci"][0]), float(s["ci"][1]))
+    summary = summarise_metric(metric, present, seed=seed)
+    if summary["error"] is not None:
+        return fail(f"metric could not be computed: {summary['error']} (fail closed)")
+    if summary["undefined"] and not metric.pooled:
+        first = next(r for r in present if _undefined(metric, r))
+        return fail(f"metric missing for case {first.get('case_id')!r} (fail closed)")
+    if summary["value"] is None:
+        return fail("metric undefined for every case (fail closed)")
+    value = float(summary["value"])
+    ci = (float(summary["ci"][0]), float(summary["ci"][1])) if summary["ci"] else None
     if missing:
         return fail(f"{missing} case(s) produced no record (fail closed)", value, ci)
     ok = value >= spec.bound if metric.higher_is_better else value <= spec.bound
     return GateResult(spec, ok, value, ci, len(present), 0, "", metric.higher_is_better)
+
+
+def _undefined(metric: Metric, record: Mapping[str, Any]) -> bool:
+    return metric(record) is None

@@ -16,7 +16,8 @@ from typing import Any
 
 from pytest_provenai import gates as gates_mod
 from pytest_provenai._io import atomic_write_json
-from pytest_provenai.audit.fidelity import aggregate
+from pytest_provenai.audit.fidelity import FIDELITY_METRICS
+from pytest_provenai.audit.metrics import aggregate
 from pytest_provenai.errors import FixtureError
 from pytest_provenai.frozen.model import AnyCase
 from pytest_provenai.options import Settings, sample_indices, worker_device
@@ -236,7 +237,7 @@ class ProvenaiSession:
                 out[test] = {
                     "n": len(present),
                     "missing": len(recs) - len(present),
-                    "metrics": aggregate(present, seed=self.settings.seed),
+                    "metrics": aggregate(present, FIDELITY_METRICS, seed=self.settings.seed),
                 }
                 if all("retrieval" in r for r in present):  # index mode: kept apart
                     from pytest_provenai.retrieval.metrics import RETRIEVAL_METRICS

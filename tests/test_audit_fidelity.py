@@ -8,12 +8,9 @@ from typing import Any
 
 import pytest
 
-from pytest_provenai.audit.fidelity import (
-    FIDELITY_METRIC_INFO,
-    FIDELITY_METRICS,
-    aggregate,
-    fidelity_record,
-)
+from pytest_provenai.audit.fidelity import FIDELITY_METRICS, fidelity_record
+from pytest_provenai.audit.metrics import Metric
+from pytest_provenai.audit.metrics import aggregate as aggregate_metrics
 from pytest_provenai.frozen.model import Case, Source, SupportingFact
 from pytest_provenai.subject.backends.base import Decoding, Identity
 from pytest_provenai.subject.trace import Resource, Trace
@@ -162,14 +159,18 @@ def test_metric_extractors_per_record() -> None:
     assert [m["invalid_citation_rate"](r) for r in (a, b, c)] == [1.0, 0.0, 0.0]
 
 
+def aggregate(records: Any, metrics: Any = FIDELITY_METRICS) -> Any:
+    return aggregate_metrics(records, metrics)
+
+
 def test_metric_info_covers_every_metric() -> None:
-    assert set(FIDELITY_METRIC_INFO) == set(FIDELITY_METRICS)
-    for info in FIDELITY_METRIC_INFO.values():
-        assert info.direction in ("higher", "lower")
-        assert info.description and "\n" not in info.description
-    assert FIDELITY_METRIC_INFO["citation_free_rate"].direction == "lower"
-    assert FIDELITY_METRIC_INFO["invalid_citation_rate"].direction == "lower"
-    assert FIDELITY_METRIC_INFO["answer_accuracy"].as_dict()["direction"] == "higher"
+    for name, metric in FIDELITY_METRICS.items():
+        assert metric.name == name
+        assert metric.direction in ("higher", "lower")
+        assert metric.description and "\n" not in metric.description
+    assert FIDELITY_METRICS["citation_free_rate"].direction == "lower"
+    assert FIDELITY_METRICS["invalid_citation_rate"].direction == "lower"
+    assert FIDELITY_METRICS["answer_accuracy"].info()["direction"] == "higher"
 
 
 def test_aggregate_hand_computed() -> None:
@@ -222,7 +223,10 @@ def test_aggregate_non_numeric_extractor_fails_closed() -> None:
     def nan(record: Any) -> float:
         return float("nan")
 
-    agg = aggregate(_records(), {"odd": odd, "nan": nan})
+    agg = aggregate(
+        _records(),
+        {"odd": Metric("odd", "higher", "x", odd), "nan": Metric("nan", "higher", "x", nan)},
+    )
     assert agg["odd"]["value"] is None
     assert agg["nan"]["value"] is None
 

@@ -9,32 +9,18 @@ Pure Python, no pytest import.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from pytest_provenai.audit.answer import answer_scores
 from pytest_provenai.audit.citation import DEFAULT_TAUS, citation_scores
-from pytest_provenai.audit.stats import (
-    DEFAULT_LEVEL,
-    DEFAULT_N_RESAMPLES,
-    DEFAULT_SEED,
-    summarise,
-)
+from pytest_provenai.audit.metrics import Metric, metric_table
 from pytest_provenai.frozen.model import Case
 from pytest_provenai.subject.trace import Trace
 
-__all__ = [
-    "FIDELITY_METRICS",
-    "FIDELITY_METRIC_INFO",
-    "Metric",
-    "MetricInfo",
-    "aggregate",
-    "fidelity_record",
-]
+__all__ = ["FIDELITY_METRICS", "fidelity_record"]
 
-Metric = Callable[[Mapping[str, Any]], float | None]
+Extractor = Callable[[Mapping[str, Any]], float | None]
 
 
 def fidelity_record(
@@ -109,7 +95,7 @@ def _required(x: Any) -> float:
     return v
 
 
-def _citation_value(layer: str, key: str) -> Metric:
+def _citation_value(layer: str, key: str) -> Extractor:
     def extract(record: Mapping[str, Any]) -> float | None:
         value = record["citation"][layer][key]
         return _required(value) if key == "f" else _num(value)
@@ -143,112 +129,66 @@ def _invalid_citation(record: Mapping[str, Any]) -> float | None:
     return 1.0 if n > 0 else 0.0
 
 
-FIDELITY_METRICS: dict[str, Metric] = {
-    "answer_accuracy": _answer_accuracy,
-    "answer_em": _answer_em,
-    "answer_f1": _answer_f1,
-    "citation_precision": _citation_value("exact", "p"),
-    "citation_recall": _citation_value("exact", "r"),
-    "citation_f1": _citation_value("exact", "f"),
-    "citation_precision_semantic": _citation_value("semantic", "p"),
-    "citation_recall_semantic": _citation_value("semantic", "r"),
-    "citation_f1_semantic": _citation_value("semantic", "f"),
-    "citation_free_rate": _citation_free,
-    "invalid_citation_rate": _invalid_citation,
-}
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    """Which direction is better for a metric, and what it measures (one line)."""
-
-    direction: Literal["higher", "lower"]
-    description: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"direction": self.direction, "description": self.description}
-
-
-FIDELITY_METRIC_INFO: dict[str, MetricInfo] = {
-    "answer_accuracy": MetricInfo(
-        "higher", "share of answers equal to the gold after ProvenAI normalisation"
-    ),
-    "answer_em": MetricInfo("higher", "official HotpotQA exact match (SQuAD normalisation)"),
-    "answer_f1": MetricInfo("higher", "official HotpotQA answer token F1"),
-    "citation_precision": MetricInfo(
-        "higher", "share of cited titles matching a gold title exactly (τ=1.0)"
-    ),
-    "citation_recall": MetricInfo(
-        "higher", "share of gold titles matched exactly by a cited title (τ=1.0)"
-    ),
-    "citation_f1": MetricInfo("higher", "harmonic mean of citation precision and recall (τ=1.0)"),
-    "citation_precision_semantic": MetricInfo(
-        "higher", "share of cited titles with Jaccard ≥ 0.34 to a gold title"
-    ),
-    "citation_recall_semantic": MetricInfo(
-        "higher", "share of gold titles with Jaccard ≥ 0.34 to a cited title"
-    ),
-    "citation_f1_semantic": MetricInfo(
-        "higher", "harmonic mean of citation precision and recall (τ=0.34)"
-    ),
-    "citation_free_rate": MetricInfo("lower", "share of answers without any valid citation"),
-    "invalid_citation_rate": MetricInfo(
-        "lower", "share of answers citing at least one id that names no resource"
-    ),
-}
-
-
-def aggregate(
-    records: Sequence[Mapping[str, Any]],
-    metrics: Mapping[str, Metric] = FIDELITY_METRICS,
-    *,
-    n_resamples: int = DEFAULT_N_RESAMPLES,
-    level: float = DEFAULT_LEVEL,
-    seed: int = DEFAULT_SEED,
-) -> dict[str, dict[str, Any]]:
-    """Population value of every metric over ``records``, with a case-resampled bootstrap CI.
-
-    Per metric: ``{"value": float | None, "ci": [lo, hi] | None, "n": int,
-    "undefined": int, "error": str | None}``.
-
-    * Undefined per-record values (None, e.g. precision of a citation-free answer) count as
-      **0** in the mean — fail closed, an answer without citations never props precision
-      up — and ``undefined`` says how many there were.
-    * If an extractor raises KeyError or TypeError on any record (a malformed record), or
-      returns something that is not a finite number or None, the
-      metric's ``value`` and ``ci`` are None and ``error`` names the record and the problem;
-      gates fail closed on a None value.
-    * No records: ``value`` and ``ci`` are None, ``n`` is 0.
-    """
-    out: dict[str, dict[str, Any]] = {}
-    for name, extract in metrics.items():
-        values: list[float] = []
-        undefined = 0
-        error: str | None = None
-        for i, record in enumerate(records):
-            try:
-                v = _num(extract(record))
-                if v is not None and not math.isfinite(v):
-                    raise TypeError(f"expected a finite number, got {v!r}")
-            except (KeyError, TypeError) as exc:
-                case_id = record.get("case_id", "?") if isinstance(record, Mapping) else "?"
-                error = f"record {i} ({case_id}): {type(exc).__name__}: {exc}"
-                break
-            if v is None:
-                undefined += 1
-                v = 0.0
-            values.append(v)
-        if error is not None:
-            out[name] = {
-                "value": None,
-                "ci": None,
-                "n": len(records),
-                "undefined": undefined,
-                "error": error,
-            }
-            continue
-        summary = summarise(values, n_resamples=n_resamples, level=level, seed=seed)
-        summary["undefined"] = undefined
-        summary["error"] = None
-        out[name] = summary
-    return out
+FIDELITY_METRICS: dict[str, Metric] = metric_table(
+    [
+        Metric(
+            "answer_accuracy",
+            "higher",
+            "share of answers equal to the gold after ProvenAI normalisation",
+            _answer_accuracy,
+        ),
+        Metric(
+            "answer_em", "higher", "official HotpotQA exact match (SQuAD normalisation)", _answer_em
+        ),
+        Metric("answer_f1", "higher", "official HotpotQA answer token F1", _answer_f1),
+        Metric(
+            "citation_precision",
+            "higher",
+            "share of cited titles matching a gold title exactly (τ=1.0)",
+            _citation_value("exact", "p"),
+        ),
+        Metric(
+            "citation_recall",
+            "higher",
+            "share of gold titles matched exactly by a cited title (τ=1.0)",
+            _citation_value("exact", "r"),
+        ),
+        Metric(
+            "citation_f1",
+            "higher",
+            "harmonic mean of citation precision and recall (τ=1.0)",
+            _citation_value("exact", "f"),
+        ),
+        Metric(
+            "citation_precision_semantic",
+            "higher",
+            "share of cited titles with Jaccard ≥ 0.34 to a gold title",
+            _citation_value("semantic", "p"),
+        ),
+        Metric(
+            "citation_recall_semantic",
+            "higher",
+            "share of gold titles with Jaccard ≥ 0.34 to a cited title",
+            _citation_value("semantic", "r"),
+        ),
+        Metric(
+            "citation_f1_semantic",
+            "higher",
+            "harmonic mean of citation precision and recall (τ=0.34)",
+            _citation_value("semantic", "f"),
+        ),
+        Metric(
+            "citation_free_rate",
+            "lower",
+            "share of answers without any valid citation",
+            _citation_free,
+        ),
+        Metric(
+            "invalid_citation_rate",
+            "lower",
+            "share of answers citing at least one id that names no resource",
+            _invalid_citation,
+        ),
+    ]
+)
+"""The fidelity metrics, the names ``@pytest.mark.fidelity(...)`` gates accept."""

@@ -30,12 +30,13 @@ This module is pure (numpy only); it never imports pytest.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.audit.answer import normalize_answer
-from pytest_provenai.audit.fidelity import Metric, MetricInfo
+from pytest_provenai.audit.metrics import COUNT, Metric, aggregate, metric_table
+from pytest_provenai.audit.stats import DEFAULT_SEED
 
 ANSWER_WEIGHT = 0.8
 CITATION_WEIGHT = 0.2
@@ -295,7 +296,7 @@ def _gap_rate(record: Mapping[str, Any]) -> float | None:
     return None if layer is None else float(bool(layer["gap"]))
 
 
-def _count(name: str) -> Any:
+def _count(name: str) -> Callable[[Mapping[str, Any]], float | None]:
     def extract(record: Mapping[str, Any]) -> float | None:
         layer = _layer(record)
         return None if layer is None else float(layer["verdicts"][name])
@@ -330,47 +331,64 @@ def _used_share(record: Mapping[str, Any]) -> float | None:
     return float(sum(r["verdict"] == "used" for r in cited)) / len(cited)
 
 
-INFLUENCE_METRICS: dict[str, Metric] = {
-    "influence_measured": _measured,
-    "citation_influence_gap_rate": _gap_rate,
-    "used_citation_share": _used_share,
-    "hallucinated_citations": _count("hallucinated_citation"),
-    "uncited_influential": _count("uncited_influential"),
-    "answer_sensitive_rate": _answer_sensitive,
-    "kl_mean": _kl_mean,
-}
+INFLUENCE_METRICS: dict[str, Metric] = metric_table(
+    [
+        Metric(
+            "influence_measured",
+            "higher",
+            "share of cases whose influence was measured (0 under --provenai-ablation off)",
+            _measured,
+        ),
+        Metric(
+            "citation_influence_gap_rate",
+            "lower",
+            "share of cases with a hallucinated citation or an uncited influential resource",
+            _gap_rate,
+        ),
+        Metric(
+            "used_citation_share",
+            "higher",
+            "share of a case's cited resources that are influential (used), 0 if none",
+            _used_share,
+        ),
+        Metric(
+            "hallucinated_citations",
+            "lower",
+            "cited resources per case whose removal moved the output less than θ",
+            _count("hallucinated_citation"),
+            range=COUNT,
+        ),
+        Metric(
+            "uncited_influential",
+            "lower",
+            "uncited resources per case whose removal moved the output at least θ",
+            _count("uncited_influential"),
+            range=COUNT,
+        ),
+        Metric(
+            "answer_sensitive_rate",
+            "higher",
+            "share of cases where removing some resource changed the answer (Δa > 0)",
+            _answer_sensitive,
+        ),
+        Metric(
+            "kl_mean",
+            "higher",
+            "mean over resources of the per-position KL(full ‖ ablated), nats",
+            _kl_mean,
+            range=COUNT,
+        ),
+    ]
+)
+"""The influence metrics, the names ``@pytest.mark.influence(...)`` gates accept."""
 
-INFLUENCE_METRIC_INFO: dict[str, MetricInfo] = {
-    "influence_measured": MetricInfo(
-        "higher", "share of cases whose influence was measured (0 under --provenai-ablation off)"
-    ),
-    "citation_influence_gap_rate": MetricInfo(
-        "lower", "share of cases with a hallucinated citation or an uncited influential resource"
-    ),
-    "used_citation_share": MetricInfo(
-        "higher", "share of a case's cited resources that are influential (used), 0 if none"
-    ),
-    "hallucinated_citations": MetricInfo(
-        "lower", "cited resources per case whose removal moved the output less than θ"
-    ),
-    "uncited_influential": MetricInfo(
-        "lower", "uncited resources per case whose removal moved the output at least θ"
-    ),
-    "answer_sensitive_rate": MetricInfo(
-        "higher", "share of cases where removing some resource changed the answer (Δa > 0)"
-    ),
-    "kl_mean": MetricInfo(
-        "higher", "mean over resources of the per-position KL(full ‖ ablated), nats"
-    ),
-}
 
-
-def influence_summary(records: Sequence[Mapping[str, Any]], *, seed: int = 42) -> dict[str, Any]:
+def influence_summary(
+    records: Sequence[Mapping[str, Any]], *, seed: int = DEFAULT_SEED
+) -> dict[str, Any]:
     """Population view of the influence layers of ``records``: verdict totals, the number of
     cases showing the citation–influence gap, cases not measured, and the gate metrics' means
     with bootstrap CIs by case."""
-    from pytest_provenai.audit.fidelity import aggregate
-
     totals = dict.fromkeys(VERDICTS, 0)
     gap_cases = measured = 0
     for rec in records:

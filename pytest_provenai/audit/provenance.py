@@ -32,7 +32,7 @@ from typing import Any
 from pytest_provenai.audit.abstention import LiteralIndex, abstention_verdict, values_present
 from pytest_provenai.audit.answer import answer_scores
 from pytest_provenai.audit.claims import claim_accounting
-from pytest_provenai.audit.fidelity import MetricInfo, aggregate
+from pytest_provenai.audit.metrics import Metric, aggregate, metric_table
 from pytest_provenai.audit.stats import (
     DEFAULT_N_RESAMPLES,
     DEFAULT_SEED,
@@ -47,14 +47,13 @@ __all__ = [
     "AID_TEXT_TREATMENTS",
     "MATRIX_COLUMNS",
     "PROVENANCE_METRICS",
-    "PROVENANCE_METRIC_INFO",
     "exposure_matrix",
     "exposure_record",
     "provenance_summary",
     "treatment_verdict",
 ]
 
-Metric = Callable[[Mapping[str, Any]], float | None]
+Extractor = Callable[[Mapping[str, Any]], float | None]
 
 AID_TEXT_TREATMENTS = ("label", "expose", "mislabel")
 """Treatments that show aid text to the generator (a leak is possible)."""
@@ -187,7 +186,7 @@ def _share(record: Mapping[str, Any], treatments: Sequence[str], key: str) -> fl
     return math.fsum(_flag(_verdict(record, t)[key]) for t in have) / len(have)
 
 
-def _per_treatment(key: str, treatment: str) -> Metric:
+def _per_treatment(key: str, treatment: str) -> Extractor:
     def extract(record: Mapping[str, Any]) -> float | None:
         return _flag(_verdict(record, treatment)[key])
 
@@ -290,93 +289,128 @@ def _warranted(record: Mapping[str, Any]) -> float | None:
     return _flag(record["derivation"]["warranted"])
 
 
-PROVENANCE_METRICS: dict[str, Metric] = {
-    # quotation fidelity / resolvable originals (quotation records)
-    "quotation_agreement": _quotation_agreement,
-    "false_quote_match_rate": _false_quote_match,
-    # warranted derivations (derivation records)
-    "derivation_agreement": _derivation_agreement,
-    "unwarranted_accepted_rate": _unwarranted_accepted,
-    "warranted_rate": _warranted,
-    # grounded cases under the exposure treatments (exposure records)
-    "correct_unknown_rate": _correct_unknown,
-    "abstention_rate": _abstention,
-    "correct_rate": _correct,
-    "fabricated_value_rate": _fabricated,
-    "aid_value_leak_rate": _aid_value_leak,
-    "aid_citation_rate": _aid_citation,
-    "unresolved_citation_rate": _unresolved_citation,
-    "claim_accounting_complete": _claims_complete,
-    "uncited_claim_rate": _uncited_claim,
-    "original_citation_precision": _original_citation_precision,
-}
-for _t in TREATMENTS:
-    PROVENANCE_METRICS[f"aid_value_leak_rate_{_t}"] = _per_treatment("aid_value_leak", _t)
-    PROVENANCE_METRICS[f"aid_citation_rate_{_t}"] = _per_treatment("cites_aid", _t)
-    PROVENANCE_METRICS[f"abstention_rate_{_t}"] = _per_treatment("abstained", _t)
-    PROVENANCE_METRICS[f"correct_rate_{_t}"] = _per_treatment("correct", _t)
-
-PROVENANCE_METRIC_INFO: dict[str, MetricInfo] = {
-    "quotation_agreement": MetricInfo(
-        "higher", "share of quotation cases whose resolver outcome is the expected one"
-    ),
-    "false_quote_match_rate": MetricInfo(
-        "lower", "share of quotation cases accepted as quote_match that should not be"
-    ),
-    "derivation_agreement": MetricInfo(
-        "higher", "share of derivations whose warranted verdict is the expected one"
-    ),
-    "unwarranted_accepted_rate": MetricInfo(
-        "lower", "share of derivations found warranted that the fixture says are not"
-    ),
-    "warranted_rate": MetricInfo("higher", "share of derivations found warranted"),
-    "correct_unknown_rate": MetricInfo(
-        "higher",
-        "no-answer cases: share of treatments answering with a clean explicit unknown "
-        "(undefined, so failing closed, on a case the originals answer)",
-    ),
-    "abstention_rate": MetricInfo("higher", "share of treatments whose answer abstains"),
-    "correct_rate": MetricInfo(
-        "higher",
-        "share of treatments answering correctly: a clean unknown where the originals do not "
-        "answer, else the expected answer with no aid-only value",
-    ),
-    "fabricated_value_rate": MetricInfo(
-        "lower", "share of treatments whose answer holds a literal no original contains"
-    ),
-    "aid_value_leak_rate": MetricInfo(
-        "lower", "share of aid-text treatments (label, expose, mislabel) leaking an aid-only value"
-    ),
-    "aid_citation_rate": MetricInfo(
-        "lower", "share of aid-tagged treatments (omit, label, mislabel) citing a generated aid"
-    ),
-    "unresolved_citation_rate": MetricInfo(
-        "lower", "share of treatments citing an id that is not a retained original"
-    ),
-    "claim_accounting_complete": MetricInfo(
-        "higher", "share of cases whose every claim, cited or not, is classified"
-    ),
-    "uncited_claim_rate": MetricInfo(
-        "lower", "uncited claims over all claims, pooled over a case's treatments"
-    ),
-    "original_citation_precision": MetricInfo(
-        "higher",
-        "citations resolving to an original over all citations (undefined without citations)",
-    ),
-}
-for _t in TREATMENTS:
-    PROVENANCE_METRIC_INFO[f"aid_value_leak_rate_{_t}"] = MetricInfo(
-        "lower", f"share of cases whose {_t} answer holds an aid-only value"
-    )
-    PROVENANCE_METRIC_INFO[f"aid_citation_rate_{_t}"] = MetricInfo(
-        "lower", f"share of cases whose {_t} output cites a generated aid"
-    )
-    PROVENANCE_METRIC_INFO[f"abstention_rate_{_t}"] = MetricInfo(
-        "higher", f"share of cases whose {_t} answer abstains"
-    )
-    PROVENANCE_METRIC_INFO[f"correct_rate_{_t}"] = MetricInfo(
-        "higher", f"share of cases whose {_t} answer is correct (a clean unknown where expected)"
-    )
+PROVENANCE_METRICS: dict[str, Metric] = metric_table(
+    [
+        # quotation fidelity / resolvable originals (quotation records)
+        Metric(
+            "quotation_agreement",
+            "higher",
+            "share of quotation cases whose resolver outcome is the expected one",
+            _quotation_agreement,
+        ),
+        Metric(
+            "false_quote_match_rate",
+            "lower",
+            "share of quotation cases accepted as quote_match that should not be",
+            _false_quote_match,
+        ),
+        # warranted derivations (derivation records)
+        Metric(
+            "derivation_agreement",
+            "higher",
+            "share of derivations whose warranted verdict is the expected one",
+            _derivation_agreement,
+        ),
+        Metric(
+            "unwarranted_accepted_rate",
+            "lower",
+            "share of derivations found warranted that the fixture says are not",
+            _unwarranted_accepted,
+        ),
+        Metric("warranted_rate", "higher", "share of derivations found warranted", _warranted),
+        # grounded cases under the exposure treatments (exposure records)
+        Metric(
+            "correct_unknown_rate",
+            "higher",
+            "no-answer cases: share of treatments answering with a clean explicit unknown "
+            "(undefined, so failing closed, on a case the originals answer)",
+            _correct_unknown,
+        ),
+        Metric(
+            "abstention_rate", "higher", "share of treatments whose answer abstains", _abstention
+        ),
+        Metric(
+            "correct_rate",
+            "higher",
+            "share of treatments answering correctly: a clean unknown where the originals do "
+            "not answer, else the expected answer with no aid-only value",
+            _correct,
+        ),
+        Metric(
+            "fabricated_value_rate",
+            "lower",
+            "share of treatments whose answer holds a literal no original contains",
+            _fabricated,
+        ),
+        Metric(
+            "aid_value_leak_rate",
+            "lower",
+            "share of aid-text treatments (label, expose, mislabel) leaking an aid-only value",
+            _aid_value_leak,
+        ),
+        Metric(
+            "aid_citation_rate",
+            "lower",
+            "share of aid-tagged treatments (omit, label, mislabel) citing a generated aid",
+            _aid_citation,
+        ),
+        Metric(
+            "unresolved_citation_rate",
+            "lower",
+            "share of treatments citing an id that is not a retained original",
+            _unresolved_citation,
+        ),
+        Metric(
+            "claim_accounting_complete",
+            "higher",
+            "share of cases whose every claim, cited or not, is classified",
+            _claims_complete,
+        ),
+        Metric(
+            "uncited_claim_rate",
+            "lower",
+            "uncited claims over all claims, pooled over a case's treatments",
+            _uncited_claim,
+        ),
+        Metric(
+            "original_citation_precision",
+            "higher",
+            "citations resolving to an original over all citations (undefined without citations)",
+            _original_citation_precision,
+        ),
+    ]
+    + [
+        m
+        for t in TREATMENTS
+        for m in (
+            Metric(
+                f"aid_value_leak_rate_{t}",
+                "lower",
+                f"share of cases whose {t} answer holds an aid-only value",
+                _per_treatment("aid_value_leak", t),
+            ),
+            Metric(
+                f"aid_citation_rate_{t}",
+                "lower",
+                f"share of cases whose {t} output cites a generated aid",
+                _per_treatment("cites_aid", t),
+            ),
+            Metric(
+                f"abstention_rate_{t}",
+                "higher",
+                f"share of cases whose {t} answer abstains",
+                _per_treatment("abstained", t),
+            ),
+            Metric(
+                f"correct_rate_{t}",
+                "higher",
+                f"share of cases whose {t} answer is correct (a clean unknown where expected)",
+                _per_treatment("correct", t),
+            ),
+        )
+    ]
+)
+"""The provenance metrics, the names ``@pytest.mark.provenance(...)`` gates accept."""
 
 
 # --- the exposure matrix --------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 __all__ = [
@@ -16,6 +16,8 @@ __all__ = [
     "DEFAULT_N_RESAMPLES",
     "DEFAULT_SEED",
     "bootstrap_ci",
+    "bootstrap_ratio_ci",
+    "clopper_pearson",
     "mean",
     "paired_bootstrap_ci",
     "summarise",
@@ -23,7 +25,9 @@ __all__ = [
 
 DEFAULT_N_RESAMPLES = 2000
 DEFAULT_LEVEL = 0.95
-DEFAULT_SEED = 20240601
+DEFAULT_SEED = 42
+"""The one default seed: case sampling (``--provenai-sample``) and every bootstrap interval
+use it unless ``--provenai-seed`` says otherwise."""
 
 
 def _floats(values: Sequence[float], what: str = "values") -> list[float]:
@@ -131,3 +135,85 @@ def summarise(
     _check(n_resamples, level)
     lo, hi = _bootstrap(xs, n_resamples, level, seed)
     return {"value": math.fsum(xs) / len(xs), "ci": [lo, hi], "n": len(xs)}
+
+
+def bootstrap_ratio_ci(
+    numerators: Sequence[float],
+    denominators: Sequence[float],
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the pooled ratio Σnum / Σden, resampling cases (a
+    case contributes its numerator and denominator together: claims pooled over traces).
+
+    A resample whose denominators sum to 0 is drawn again from the same stream; None when
+    every denominator is 0 (the ratio is undefined)."""
+    _check(n_resamples, level)
+    nums = _floats(numerators, "numerators")
+    dens = _floats(denominators, "denominators")
+    if len(nums) != len(dens):
+        raise ValueError(
+            f"numerators and denominators differ in length: {len(nums)} != {len(dens)}"
+        )
+    if not nums or math.fsum(dens) == 0:
+        return None
+    n = len(nums)
+    if n == 1:
+        value = nums[0] / dens[0]
+        return value, value
+    rng = random.Random(seed)
+    pairs = list(zip(nums, dens, strict=True))
+    ratios: list[float] = []
+    while len(ratios) < n_resamples:
+        sample = rng.choices(pairs, k=n)
+        den = math.fsum(d for _, d in sample)
+        if den:
+            ratios.append(math.fsum(x for x, _ in sample) / den)
+    ratios.sort()
+    alpha = (1.0 - level) / 2.0
+    return _quantile(ratios, alpha), _quantile(ratios, 1.0 - alpha)
+
+
+def _binom_tail_ge(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p), summed in log space."""
+    if k <= 0:
+        return 1.0
+    if p <= 0.0:
+        return 0.0
+    if p >= 1.0:
+        return 1.0
+    lp, lq = math.log(p), math.log1p(-p)
+    logs = [
+        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
+        for i in range(k, n + 1)
+    ]
+    top = max(logs)
+    return min(1.0, math.exp(top) * math.fsum(math.exp(v - top) for v in logs))
+
+
+def clopper_pearson(k: int, n: int, *, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
+    """Exact (Clopper–Pearson) binomial interval for k successes in n trials, found by
+    bisection on the binomial tails (no scipy). ``k == n`` gives an upper end of 1.0 and
+    ``k == 0`` a lower end of 0.0, as an all-or-nothing rate (50 of 50 probes) needs."""
+    if isinstance(k, bool) or isinstance(n, bool) or not 0 <= k <= n or n < 1:
+        raise ValueError(f"need 0 <= k <= n and n >= 1, got k={k!r}, n={n!r}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    alpha = (1.0 - level) / 2.0
+
+    def solve(tail: Callable[[float], float], target: float) -> float:
+        lo, hi = 0.0, 1.0  # a binomial upper tail grows with p: bisect tail(p) = target
+        for _ in range(100):
+            mid = (lo + hi) / 2.0
+            if tail(mid) < target:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2.0
+
+    # lower end: P(X >= k | p) = alpha; upper end: P(X <= k | p) = alpha
+    lower = 0.0 if k == 0 else solve(lambda p: _binom_tail_ge(k, n, p), alpha)
+    upper = 1.0 if k == n else solve(lambda p: _binom_tail_ge(k + 1, n, p), 1.0 - alpha)
+    return lower, upper

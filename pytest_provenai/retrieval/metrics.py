@@ -10,10 +10,12 @@ Pure Python, no pytest import.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["RETRIEVAL_METRICS", "RETRIEVAL_METRIC_DESCRIPTIONS", "retrieval_scores"]
+from pytest_provenai.audit.metrics import Metric, metric_table
+
+__all__ = ["RETRIEVAL_METRICS", "retrieval_scores"]
 
 
 def retrieval_scores(
@@ -76,16 +78,26 @@ def _recall(record: Mapping[str, Any]) -> float | None:
     return float(value)
 
 
-RETRIEVAL_METRICS: dict[str, Callable[[Mapping[str, Any]], float | None]] = {
-    "retrieval_recall_at_k": _recall,
-    "retrieval_all_gold_rate": lambda r: _flag(r, "all_gold_retrieved"),
-    "retrieval_miss_answer_failure_rate": lambda r: _flag(r, "answer_failed_retrieval_miss"),
-}
-
-RETRIEVAL_METRIC_DESCRIPTIONS: dict[str, str] = {
-    "retrieval_recall_at_k": "share of gold supporting titles among the top-k retrieved",
-    "retrieval_all_gold_rate": "share of cases with every gold title retrieved",
-    "retrieval_miss_answer_failure_rate": (
-        "share of cases whose answer is wrong while a gold title was not retrieved"
-    ),
-}
+RETRIEVAL_METRICS: dict[str, Metric] = metric_table(
+    [
+        Metric(
+            "retrieval_recall_at_k",
+            "higher",
+            "share of gold supporting titles among the top-k retrieved",
+            _recall,
+        ),
+        Metric(
+            "retrieval_all_gold_rate",
+            "higher",
+            "share of cases with every gold title retrieved",
+            lambda r: _flag(r, "all_gold_retrieved"),
+        ),
+        Metric(
+            "retrieval_miss_answer_failure_rate",
+            "lower",
+            "share of cases whose answer is wrong while a gold title was not retrieved",
+            lambda r: _flag(r, "answer_failed_retrieval_miss"),
+        ),
+    ]
+)
+"""Retrieval metrics (index mode), reported apart from citation fidelity."""

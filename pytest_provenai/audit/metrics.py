@@ -1,0 +1,229 @@
+"""Metrics: one definition used by every layer, the summaries, the reports and the gates.
+
+A :class:`Metric` is a population quantity over one test's records. It is either
+
+* **per case** (``fn``): ``fn(record) -> float | None`` gives the case's value and the
+  population value is the mean over cases; ``None`` marks a value that is undefined for that
+  case (e.g. citation precision of an answer that cites nothing), counted as 0 in the mean and
+  reported in ``undefined``; or
+* **pooled** (``ratio``): ``ratio(record) -> (numerator, denominator)`` and the population
+  value is Σnumerator / Σdenominator (e.g. claims pooled over traces: a trace with 30 claims
+  weighs 30 times a trace with one).
+
+Either way the resampling unit of the confidence interval is the case (percentile bootstrap),
+or, for all-or-nothing rates, the exact binomial (Clopper–Pearson) interval of the pooled
+counts (``interval="exact_binomial"``). ``range`` is where the metric's values — and hence a
+gate's bound — can lie: rates in [0, 1], counts and nats in [0, ∞).
+
+A record that a metric cannot read (a missing key, a wrong type) makes the metric's value
+None with an ``error`` naming the record: gates fail closed on it.
+
+Pure Python; no pytest import.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pytest_provenai.audit.stats import (
+    DEFAULT_LEVEL,
+    DEFAULT_N_RESAMPLES,
+    DEFAULT_SEED,
+    bootstrap_ratio_ci,
+    clopper_pearson,
+    summarise,
+)
+
+__all__ = [
+    "COUNT",
+    "RATE",
+    "Metric",
+    "aggregate",
+    "metric_table",
+    "summarise_metric",
+]
+
+Direction = Literal["higher", "lower"]
+Interval = Literal["bootstrap", "exact_binomial"]
+PerCase = Callable[[Mapping[str, Any]], "float | None"]
+Pooled = Callable[[Mapping[str, Any]], "tuple[float, float]"]
+
+RATE: tuple[float, float | None] = (0.0, 1.0)
+"""Values in [0, 1]: shares and rates."""
+COUNT: tuple[float, float | None] = (0.0, None)
+"""Values in [0, ∞): counts per case, nats."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A named population metric; see the module docstring."""
+
+    name: str
+    direction: Direction
+    description: str
+    fn: PerCase | None = None
+    ratio: Pooled | None = None
+    range: tuple[float, float | None] = RATE
+    interval: Interval = "bootstrap"
+
+    def __post_init__(self) -> None:
+        if (self.fn is None) == (self.ratio is None):
+            raise ValueError(f"metric {self.name!r}: give exactly one of fn or ratio")
+        if self.interval == "exact_binomial" and self.ratio is None:
+            raise ValueError(f"metric {self.name!r}: an exact binomial interval needs ratio")
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction == "higher"
+
+    @property
+    def pooled(self) -> bool:
+        return self.ratio is not None
+
+    def __call__(self, record: Mapping[str, Any]) -> float | None:
+        """The metric's value for one record (a pooled metric: its own ratio, None when its
+        denominator is 0)."""
+        if self.fn is not None:
+            return _number(self.fn(record))
+        assert self.ratio is not None
+        num, den = _pair(self.ratio(record))
+        return num / den if den else None
+
+    def check_bound(self, bound: Any) -> str | None:
+        """Why ``bound`` cannot be a gate bound of this metric, or None when it can: it must
+        be a finite number inside :attr:`range`."""
+        if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+            return "needs a number as its bound"
+        try:
+            value = float(bound)
+        except OverflowError:
+            return f"needs a finite bound, got {bound!r}"
+        lo, hi = self.range
+        where = f"[{lo:g}, {'∞' if hi is None else f'{hi:g}'}]"
+        if not math.isfinite(value):
+            return f"needs a finite bound in {where}, got {bound!r}"
+        if value < lo or (hi is not None and value > hi):
+            return f"needs a bound in {where} (the values this metric takes), got {bound!r}"
+        return None
+
+    def info(self) -> dict[str, Any]:
+        """What the results JSON and reports say about the metric."""
+        return {
+            "direction": self.direction,
+            "description": self.description,
+            "pooled": self.pooled,
+            "interval": self.interval,
+        }
+
+
+def metric_table(metrics: Iterable[Metric]) -> dict[str, Metric]:
+    """``{name: metric}`` in the given order; a repeated name is a programming error."""
+    table: dict[str, Metric] = {}
+    for m in metrics:
+        if m.name in table:
+            raise ValueError(f"metric {m.name!r} is defined twice")
+        table[m.name] = m
+    return table
+
+
+def _number(x: Any) -> float | None:
+    if x is None:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"expected a number, got {x!r}")
+    value = float(x)
+    if not math.isfinite(value):
+        raise TypeError(f"expected a finite number, got {x!r}")
+    return value
+
+
+def _pair(x: Any) -> tuple[float, float]:
+    if not isinstance(x, tuple) or len(x) != 2:
+        raise TypeError(f"expected a (numerator, denominator) pair, got {x!r}")
+    num, den = _number(x[0]), _number(x[1])
+    if num is None or den is None or den < 0 or num < 0:
+        raise TypeError(f"expected non-negative numerator and denominator, got {x!r}")
+    return num, den
+
+
+def summarise_metric(
+    metric: Metric,
+    records: Sequence[Mapping[str, Any]],
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """``{"value", "ci", "n", "undefined", "error"}`` of one metric over ``records``.
+
+    ``value``/``ci`` are None when there are no records, when a record cannot be read
+    (``error`` says which and why) or, for a pooled metric, when every denominator is 0."""
+    values: list[float] = []
+    pairs: list[tuple[float, float]] = []
+    undefined = 0
+    for i, record in enumerate(records):
+        try:
+            if metric.ratio is not None:
+                pairs.append(_pair(metric.ratio(record)))
+                continue
+            assert metric.fn is not None
+            v = _number(metric.fn(record))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            case_id = record.get("case_id", "?") if isinstance(record, Mapping) else "?"
+            return {
+                "value": None,
+                "ci": None,
+                "n": len(records),
+                "undefined": undefined,
+                "error": f"record {i} ({case_id}): {type(exc).__name__}: {exc}",
+            }
+        if v is None:
+            undefined += 1
+            v = 0.0
+        values.append(v)
+    if metric.ratio is None:
+        out = summarise(values, n_resamples=n_resamples, level=level, seed=seed)
+        out["undefined"] = undefined
+        out["error"] = None
+        return out
+    nums = [p[0] for p in pairs]
+    dens = [p[1] for p in pairs]
+    total = math.fsum(dens)
+    out = {
+        "value": math.fsum(nums) / total if total else None,
+        "ci": None,
+        "n": len(pairs),
+        "undefined": sum(1 for d in dens if not d),
+        "error": None,
+        "numerator": math.fsum(nums),
+        "denominator": total,
+    }
+    if total and metric.interval == "exact_binomial":
+        k, n = math.fsum(nums), total
+        if k != int(k) or n != int(n):
+            out["error"] = "an exact binomial interval needs whole-number counts"
+            out["value"] = None
+        else:
+            out["ci"] = list(clopper_pearson(int(k), int(n), level=level))
+    elif total:
+        ci = bootstrap_ratio_ci(nums, dens, n_resamples=n_resamples, level=level, seed=seed)
+        out["ci"] = None if ci is None else list(ci)
+    return out
+
+
+def aggregate(
+    records: Sequence[Mapping[str, Any]],
+    metrics: Mapping[str, Metric],
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, dict[str, Any]]:
+    """:func:`summarise_metric` of every metric, by name."""
+    return {
+        name: summarise_metric(m, records, n_resamples=n_resamples, level=level, seed=seed)
+        for name, m in metrics.items()
+    }
