@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_provenai.audit.influence import DEFAULT_THETA_FLOOR
+from pytest_provenai.audit.stats import DEFAULT_SEED
 from pytest_provenai.errors import ConfigError
+from pytest_provenai.subject.ablation import MODES as ABLATION_MODES
+from pytest_provenai.subject.backends.base import Decoding
 
 # (option dest/ini name, command-line flag, help, kind) — kind drives ini registration.
 BACKEND = "provenai_backend"
@@ -91,10 +95,7 @@ BUILTIN_BACKENDS = ("transformers", "mlx")
 _DEVICE_RE = re.compile(r"^(cpu|mps|auto|cuda(:\d+)?)$")
 _PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
-DEFAULT_SEED = 42
-DEFAULT_MAX_NEW_TOKENS = 128
-ABLATION_MODES = ("exact", "naive", "off")
-DEFAULT_THETA_FLOOR = 0.05
+DEFAULT_MAX_NEW_TOKENS = Decoding().max_new_tokens
 RETRIEVAL_MODES = ("distractor", "index")
 DEFAULT_K = 10
 

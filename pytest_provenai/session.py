@@ -240,7 +240,7 @@ class ProvenaiSession:
                     "metrics": aggregate(present, FIDELITY_METRICS, seed=self.settings.seed),
                 }
                 if all("retrieval" in r for r in present):  # index mode: kept apart
-                    from pytest_provenai.retrieval.metrics import RETRIEVAL_METRICS
+                    from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
 
                     out[test]["retrieval"] = aggregate(
                         present, RETRIEVAL_METRICS, seed=self.settings.seed

@@ -21,10 +21,11 @@ import pytest
 
 from pytest_provenai._io import sha256_text
 from pytest_provenai.audit.answer import provenai_correct
-from pytest_provenai.audit.influence import influence_layer, kl_profile, pinsker_bound
+from pytest_provenai.audit.influence import influence_layer, pinsker_bound
 from pytest_provenai.frozen.load import load_fixture_set
 from pytest_provenai.frozen.model import Case, Source, SupportingFact
 from pytest_provenai.subject.ablation import AblationRun, run_ablation
+from pytest_provenai.subject.kl import kl_profile
 from pytest_provenai.subject.subject import ModelSubject, make_subject
 
 pytestmark = pytest.mark.slow
@@ -121,6 +122,8 @@ def test_exact_and_naive_give_identical_records(runs: list[dict[str, Any]]) -> N
     assert len(compared) == NAIVE_CASES
     for r in compared:
         assert r["exact"].path == "kv-reuse" and r["naive"].path == "regenerate"
+        # both paths count the tokens they feed in the same unit; naive feeds more
+        assert 0 < r["exact"].forward_tokens < r["naive"].forward_tokens, r["case"].id
         assert r["exact"].raw_outputs == r["naive"].raw_outputs, r["case"].id
         exact_surface, exact_kl = split_kl(r["exact_layer"])
         naive_surface, naive_kl = split_kl(r["naive_layer"])

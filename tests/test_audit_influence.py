@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from pytest_provenai.audit import influence as inf
 from pytest_provenai.gates import GateSpec, evaluate
+from pytest_provenai.subject import kl as klmod
 
 
 def log_softmax(x: np.ndarray) -> np.ndarray:
@@ -59,7 +61,7 @@ def test_verdicts(cited: bool, value: float, expected: str) -> None:
 
 def _layer(ablations: dict[str, tuple[str, tuple[str, ...]]], cited: list[str]) -> dict:
     ids = sorted(ablations)
-    outs = [inf.AblatedOutput(r, a, c) for r, (a, c) in ablations.items()]
+    outs = [klmod.AblatedOutput(r, a, c) for r, (a, c) in ablations.items()]
     return inf.influence_layer(ids, "Blue River", cited, outs, signals=["surface"])
 
 
@@ -107,7 +109,7 @@ def test_removed_resource_tag_still_counts_in_the_full_id_space() -> None:
 def test_influence_layer_needs_every_resource() -> None:
     with pytest.raises(ValueError, match="R1"):
         inf.influence_layer(
-            ["R0", "R1"], "a", [], [inf.AblatedOutput("R0", "a", ())], signals=["surface"]
+            ["R0", "R1"], "a", [], [klmod.AblatedOutput("R0", "a", ())], signals=["surface"]
         )
 
 
@@ -115,9 +117,9 @@ def test_influence_layer_needs_every_resource() -> None:
 def test_kl_is_zero_for_identical_rows_and_non_negative() -> None:
     rng = np.random.default_rng(0)
     rows = log_softmax(rng.normal(size=(5, 50)).astype(np.float32))
-    assert np.all(inf.kl_rows(rows, rows) == 0.0)
+    assert np.all(klmod.kl_rows(rows, rows) == 0.0)
     other = log_softmax(rng.normal(size=(5, 50)).astype(np.float32))
-    kl = inf.kl_rows(rows, other)
+    kl = klmod.kl_rows(rows, other)
     assert np.all(kl >= 0.0) and np.all(kl > 0.0)
 
 
@@ -132,9 +134,9 @@ def test_kl_equals_a_direct_computation_from_full_logits() -> None:
     # direct, in float64 from the logits: sum_v p log(p / q)
     p = np.exp(log_softmax(logits_p))
     direct = np.sum(p * (log_softmax(logits_p) - log_softmax(logits_q)), axis=-1)
-    got = inf.kl_rows(rows_p, rows_q)
+    got = klmod.kl_rows(rows_p, rows_q)
     assert np.max(np.abs(got - direct)) <= 1e-5
-    profile = inf.kl_profile(rows_p, rows_q, [int(t) for t in np.argmax(rows_p, axis=-1)])
+    profile = klmod.kl_profile(rows_p, rows_q, [int(t) for t in np.argmax(rows_p, axis=-1)])
     assert profile.kl_sum == pytest.approx(float(direct.sum()), abs=1e-5 * 8)
     assert profile.kl_mean == pytest.approx(float(direct.mean()), abs=1e-5)
 
@@ -142,12 +144,12 @@ def test_kl_equals_a_direct_computation_from_full_logits() -> None:
 def test_kl_profile_first_divergence_and_eps() -> None:
     full = np.log(np.array([[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.7, 0.2, 0.1]]))
     ablated = np.log(np.array([[0.9, 0.05, 0.05], [0.2, 0.7, 0.1], [0.7, 0.2, 0.1]]))
-    prof = inf.kl_profile(full, ablated, [0, 0, 0])
+    prof = klmod.kl_profile(full, ablated, [0, 0, 0])
     assert prof.first_divergence == 1
     assert prof.eps == pytest.approx(0.2)  # min top probability over positions 0..1 is 0.8
     assert prof.per_position[0] == pytest.approx(0.0, abs=1e-12)
     assert prof.kl_at_divergence == pytest.approx(prof.per_position[1])
-    same = inf.kl_profile(full, full, [0, 0, 0])
+    same = klmod.kl_profile(full, full, [0, 0, 0])
     assert same.first_divergence is None and same.kl_sum == 0.0
     assert same.eps == pytest.approx(0.3)
 
@@ -166,7 +168,7 @@ def test_proposition_1_bound_holds_whenever_the_argmax_flips(
     w = int(np.argmax(p_log))
     if int(np.argmax(q_log)) == w:
         return
-    prof = inf.kl_profile(p_log[None, :], q_log[None, :], [w])
+    prof = klmod.kl_profile(p_log[None, :], q_log[None, :], [w])
     assert prof.first_divergence == 0
     bound = inf.pinsker_bound(prof.eps)
     if bound is not None:
@@ -200,3 +202,40 @@ def test_influence_summary_counts_verdicts_and_gap_cases() -> None:
     assert s["measured"] == 1 and s["not_measured"] == 1
     assert s["verdicts"]["used"] == 1 and s["gap_cases"] == 0
     assert math.isclose(s["metrics"]["influence_measured"]["value"], 0.5)
+
+
+# -- infinities: -inf log-probabilities, infinite KL, never NaN in a record ------------------
+def test_kl_of_rows_with_minus_infinity_uses_zero_log_zero() -> None:
+    with np.errstate(divide="ignore"):
+        full = np.log(np.array([[0.5, 0.5, 0.0], [1.0, 0.0, 0.0]]))  # -inf where p = 0
+        ablated = np.log(np.array([[0.25, 0.25, 0.5], [0.5, 0.5, 0.0]]))
+        got = klmod.kl_rows(full, ablated)
+    assert not np.isnan(got).any()
+    # row 0: 0.5 log(0.5/0.25) * 2 = log 2; row 1: 1 * log(1/0.5) = log 2
+    assert got == pytest.approx([math.log(2), math.log(2)])
+
+
+def test_infinite_kl_is_none_in_the_record_and_fails_a_kl_gate_closed() -> None:
+    full = np.log(np.array([[0.5, 0.5]]))
+    with np.errstate(divide="ignore"):
+        ablated = np.log(np.array([[1.0, 0.0]]))  # the ablated context rules token 1 out
+        profile = klmod.kl_profile(full, ablated, [0])
+    finite = klmod.kl_profile(full, np.log(np.array([[0.6, 0.4]])), [0])
+    assert math.isinf(profile.kl_sum)
+    assert klmod.KLProfile.from_dict(profile.as_dict()) == profile  # JSON-safe round trip
+    assert json.loads(json.dumps(profile.as_dict(), allow_nan=False))["per_position"] == [None]
+    layer = inf.influence_layer(
+        ["R0", "R1"],
+        "a",
+        [],
+        [klmod.AblatedOutput("R0", "a", (), profile), klmod.AblatedOutput("R1", "a", (), finite)],
+        signals=["surface", "kl"],
+    )
+    row = layer["resources"]["R0"]
+    assert row["kl_sum"] is None and "kl_sum" in row["kl_infinite"]
+    assert layer["top_kl"] == "R0"
+    json.dumps(layer, allow_nan=False)  # no NaN / Infinity tokens
+    result = evaluate(
+        GateSpec("t", "influence", "kl_mean", 0.01), [{"case_id": "c", "influence": layer}], seed=0
+    )
+    assert not result.passed and "fail closed" in result.reason

@@ -232,3 +232,34 @@ def test_concurrent_writers_of_the_same_key(tmp_path: Path) -> None:
     assert got is not None and len(got.token_ids) == 3000
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert files == [tmp_path / k[:2] / f"{k}.json"]  # no temporary files left behind
+
+
+# -- the KL cache of the influence layer -----------------------------------------------------
+@pytest.mark.parametrize(
+    "content",
+    [
+        "[]",
+        "{}",
+        '{"key": "KEY", "kl": []}',
+        '{"key": "KEY", "kl": {"per_position": "x", "eps": 0}}',
+        '{"key": "KEY", "kl": {"per_position": [0.1], "eps": "x"}}',
+        "not json",
+    ],
+)
+def test_kl_cache_entry_of_the_wrong_shape_warns_is_dropped_and_recomputed(
+    tmp_path: Path, content: str
+) -> None:
+    from pytest_provenai.subject.ablation import KLCache
+    from pytest_provenai.subject.kl import KLProfile
+
+    cache = KLCache(tmp_path)
+    key = KLCache.key({"name": "m"}, "full", "ablated", [1, 2])
+    path = tmp_path / key[:2] / f"{key}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(content.replace("KEY", key), encoding="utf-8")
+    with pytest.warns(ProvenaiCacheWarning, match="dropped and recomputed"):
+        assert cache.get(key) is None
+    assert not path.exists()
+    profile = KLProfile((0.5, 0.25), None, None, 0.1)
+    cache.put(key, profile)
+    assert cache.get(key) == profile

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from retrieval_data import ALPHA, BLUE, BLUE_OTHER, COUNTS, write_inputs
 
+from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS, retrieval_scores
 from pytest_provenai.errors import FixtureError, ProvenaiError
 from pytest_provenai.frozen.freeze import freeze_hotpotqa
 from pytest_provenai.retrieval import RetrievalError
 from pytest_provenai.retrieval.corpus import Link, load_corpus, passage_id
-from pytest_provenai.retrieval.metrics import RETRIEVAL_METRICS, retrieval_scores
 
 
 def test_dedup_counts_on_known_duplicates(tmp_path: Path) -> None:

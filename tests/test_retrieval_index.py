@@ -291,11 +291,9 @@ def test_retrieving_subject_retrieves_and_delegates(built: Path, embedder: Embed
     start, end = trace.view.ranges["R0"]
     assert "Zeta Corp was founded by Ada Zeta" in trace.view.prompt[start:end]
 
-    # delegation: attributes read from, and written to, the inner subject
-    assert subject.generator is gen and subject.identity == gen.identity
-    assert subject.model_calls == inner.model_calls == 1
-    subject.model_calls += 1
-    assert inner.model_calls == 2 and "model_calls" not in vars(subject)
+    # delegation: the identity and the model side (runner) are the inner subject's
+    assert subject.identity == gen.identity
+    assert subject.runner() is inner and inner.model_calls == 1
     ablated = subject.answer(case, resources=trace.resources[1:])
     assert ablated.retrieval is None and [r.title for r in ablated.resources] == [
         r.title for r in trace.resources[1:]

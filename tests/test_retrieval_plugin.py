@@ -79,8 +79,8 @@ def test_trace(provenai_case, provenai_subject):
     # the influence layer's path: explicit resources pass straight through
     ablated = provenai_subject.answer(provenai_case, resources=trace.resources[1:])
     assert ablated.retrieval is None and len(ablated.resources) == len(passages) - 1
-    assert provenai_subject.generator.identity.name == "scripted-good"
-    assert provenai_subject.model_calls >= 0
+    assert provenai_subject.identity.name == "scripted-good"
+    assert provenai_subject.runner().model_calls >= 0
 """
 
 

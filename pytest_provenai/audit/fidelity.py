@@ -59,7 +59,7 @@ def fidelity_record(
         "citation": citation,
     }
     if trace.retrieval is not None:  # index mode: its own section, never mixed into citation
-        from pytest_provenai.retrieval.metrics import retrieval_scores
+        from pytest_provenai.audit.retrieval import retrieval_scores
 
         record["retrieval"] = retrieval_scores(
             trace.retrieval, case.supporting_titles, bool(record["answer"]["correct"])

@@ -29,14 +29,15 @@ This module is pure (numpy only); it never imports pytest.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.audit.answer import normalize_answer
 from pytest_provenai.audit.metrics import COUNT, Metric, aggregate, metric_table
 from pytest_provenai.audit.stats import DEFAULT_SEED
+from pytest_provenai.subject.kl import AblatedOutput
 
 ANSWER_WEIGHT = 0.8
 CITATION_WEIGHT = 0.2
@@ -86,104 +87,6 @@ def verdict(cited: bool, value: float, theta: float) -> str:
     return "uncited_influential" if influential else "low_influence"
 
 
-# -- KL target -------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class KLProfile:
-    """KL(p_t ‖ p'_t) of one ablation over the realised output's positions, in nats.
-
-    ``first_divergence``: first position where the ablated argmax differs from the realised
-    token (None: never). ``kl_at_divergence``: the KL there. ``eps``: 1 − the smallest
-    full-context top-token probability over positions 0..first_divergence (all positions when
-    there is no divergence): the ε of Proposition 1.
-    """
-
-    per_position: tuple[float, ...]
-    first_divergence: int | None
-    kl_at_divergence: float | None
-    eps: float
-    answer_positions: int = 0  # leading positions that make up the answer; 0 = all
-
-    @property
-    def _answer(self) -> tuple[float, ...]:
-        n = self.answer_positions
-        return self.per_position[:n] if n else self.per_position
-
-    @property
-    def kl_sum(self) -> float:
-        """Σ KL over the answer positions (nats)."""
-        return float(sum(self._answer))
-
-    @property
-    def kl_mean(self) -> float:
-        """Mean KL per answer position (nats)."""
-        return self.kl_sum / len(self._answer) if self._answer else 0.0
-
-    @property
-    def kl_output_mean(self) -> float:
-        """Mean KL per position over the whole output."""
-        n = len(self.per_position)
-        return float(sum(self.per_position)) / n if n else 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "per_position": list(self.per_position),
-            "first_divergence": self.first_divergence,
-            "kl_at_divergence": self.kl_at_divergence,
-            "eps": self.eps,
-            "answer_positions": self.answer_positions,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> KLProfile:
-        kd = d.get("kl_at_divergence")
-        fd = d.get("first_divergence")
-        return cls(
-            per_position=tuple(float(x) for x in d["per_position"]),
-            first_divergence=None if fd is None else int(fd),
-            kl_at_divergence=None if kd is None else float(kd),
-            eps=float(d["eps"]),
-            answer_positions=int(d.get("answer_positions", 0)),
-        )
-
-
-def kl_rows(full_rows: Any, ablated_rows: Any) -> Any:
-    """KL(p_t ‖ p'_t) per row, float64, from two ``[T, vocab]`` log-softmax arrays."""
-    import numpy as np
-
-    p_log = np.asarray(full_rows, dtype=np.float64)
-    q_log = np.asarray(ablated_rows, dtype=np.float64)
-    if p_log.shape != q_log.shape:
-        raise ValueError(f"row shapes differ: {p_log.shape} vs {q_log.shape}")
-    # Renormalise in float64 so float32 rounding of the inputs cannot make KL negative.
-    p_log = p_log - np.logaddexp.reduce(p_log, axis=-1, keepdims=True)
-    q_log = q_log - np.logaddexp.reduce(q_log, axis=-1, keepdims=True)
-    kl = np.sum(np.exp(p_log) * (p_log - q_log), axis=-1)
-    return np.maximum(kl, 0.0)
-
-
-def kl_profile(
-    full_rows: Any, ablated_rows: Any, realised: Sequence[int], answer_positions: int = 0
-) -> KLProfile:
-    """The KL target of one ablation, from the full-context and ablated teacher-forced rows
-    of the realised output ``realised`` (token ids); its first ``answer_positions`` positions
-    are the answer (0: all of them)."""
-    import numpy as np
-
-    per = kl_rows(full_rows, ablated_rows)
-    ablated_argmax = np.argmax(np.asarray(ablated_rows), axis=-1)
-    first = next((t for t, tok in enumerate(realised) if int(ablated_argmax[t]) != tok), None)
-    top = np.exp(np.max(np.asarray(full_rows, dtype=np.float64), axis=-1))
-    upto = len(realised) if first is None else first + 1
-    eps = float(1.0 - np.min(top[:upto])) if upto else 0.0
-    return KLProfile(
-        per_position=tuple(float(x) for x in per),
-        first_divergence=first,
-        kl_at_divergence=None if first is None else float(per[first]),
-        eps=eps,
-        answer_positions=answer_positions,
-    )
-
-
 def pinsker_bound(eps: float) -> float | None:
     """Proposition 1's lower bound 2(½ − ε)² on the KL at the first divergent step, defined
     for ε < ½ (None otherwise: the bound says nothing)."""
@@ -191,16 +94,6 @@ def pinsker_bound(eps: float) -> float | None:
 
 
 # -- the record layer ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class AblatedOutput:
-    """What the subject produced with one resource removed (see subject/ablation.py)."""
-
-    resource_id: str
-    answer: str
-    cited_ids: tuple[str, ...]  # in the full context's id space
-    kl: KLProfile | None = None
-
-
 def influence_layer(
     resource_ids: Sequence[str],
     answer: str,
@@ -231,16 +124,20 @@ def influence_layer(
             "citations": sorted(abl.cited_ids, key=_id_order),
         }
         if abl.kl is not None:
-            rows[rid].update(
-                {
-                    "kl_sum": abl.kl.kl_sum,
-                    "kl_mean": abl.kl.kl_mean,
-                    "kl_output_mean": abl.kl.kl_output_mean,
-                    "first_divergence": abl.kl.first_divergence,
-                    "kl_at_divergence": abl.kl.kl_at_divergence,
-                    "eps": abl.kl.eps,
-                }
-            )
+            kl: dict[str, Any] = {
+                "kl_sum": abl.kl.kl_sum,
+                "kl_mean": abl.kl.kl_mean,
+                "kl_output_mean": abl.kl.kl_output_mean,
+                "first_divergence": abl.kl.first_divergence,
+                "kl_at_divergence": abl.kl.kl_at_divergence,
+                "eps": abl.kl.eps,
+            }
+            infinite = sorted(k for k, v in kl.items() if isinstance(v, float) and math.isinf(v))
+            for k in infinite:  # JSON has no infinity; the record says which were infinite
+                kl[k] = None
+            if infinite:
+                kl["kl_infinite"] = infinite
+            rows[rid].update(kl)
     phis = [rows[r]["phi"] for r in resource_ids]
     median = statistics.median(phis) if phis else 0.0
     theta = threshold(phis, theta_floor)
@@ -261,7 +158,10 @@ def influence_layer(
         "resources": rows,
     }
     if "kl" in signals and resource_ids:
-        layer["top_kl"] = max(resource_ids, key=lambda r: rows[r]["kl_sum"])
+        layer["top_kl"] = max(  # an infinite KL (None) ranks above every finite one
+            resource_ids,
+            key=lambda r: (rows[r]["kl_sum"] is None, rows[r]["kl_sum"] or 0.0),
+        )
     return layer
 
 
@@ -316,6 +216,8 @@ def _kl_mean(record: Mapping[str, Any]) -> float | None:
     if layer is None or "kl" not in layer["signals"] or not layer["resources"]:
         return None
     values = [r["kl_mean"] for r in layer["resources"].values()]
+    if any(v is None for v in values):
+        return None  # an infinite KL: undefined, so a kl_mean gate fails closed
     return float(sum(values) / len(values))
 
 

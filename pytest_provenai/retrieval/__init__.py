@@ -7,8 +7,8 @@
 * :mod:`~pytest_provenai.retrieval.index` — ``build_index`` (FAISS inner-product index over
   L2-normalised vectors + SQLite lookup + manifest) and ``open_index`` / ``RetrievalIndex.search``.
 * :mod:`~pytest_provenai.retrieval.subject` — ``RetrievingSubject``: the harness retrieves the
-  top-k resources for a case's question (``--provenai-retrieval index``).
-* :mod:`~pytest_provenai.retrieval.metrics` — recall@k and gold-title ranks for records.
+  top-k resources for a case's question (``--provenai-retrieval index``). Recall@k and
+  gold-title ranks of records are scored in :mod:`pytest_provenai.audit.retrieval`.
 
 Importing this package is cheap: faiss, torch and sentence-transformers are imported only
 when an index is built or opened. No pytest import.

@@ -7,9 +7,8 @@ of its text). The trace's ``retrieval`` field records k, the index identity and,
 the passage id, title, digest and score.
 
 ``answer(case, resources=...)`` passes the given resources straight through (the influence
-layer ablates subsets of ``trace.resources``), and every other attribute (``generator``,
-``generate``, ``cache``, ``model_calls``, ...) is the inner subject's, for reading and for
-writing (``subject.model_calls += 1`` counts on the inner subject).
+layer ablates subsets of ``trace.resources``), and ``runner()`` is the inner subject's model
+side, so ablation and exposure run (and count calls) on the inner subject.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from typing import Any
 from pytest_provenai.frozen.model import Case
 from pytest_provenai.retrieval.index import Hit, RetrievalIndex
 from pytest_provenai.subject.backends.base import Capabilities, Identity
-from pytest_provenai.subject.subject import Subject
+from pytest_provenai.subject.subject import ModelRunner, Subject
 from pytest_provenai.subject.trace import Resource, Trace
 
 __all__ = ["RetrievingSubject", "resources_from_hits"]
@@ -50,6 +49,9 @@ class RetrievingSubject:
     @property
     def capabilities(self) -> Capabilities:
         return self.inner.capabilities
+
+    def runner(self) -> ModelRunner | None:
+        return self.inner.runner()
 
     def retrieve(self, case: Case) -> list[Hit]:
         """Top-k passages for the case's question (memoised per question)."""
@@ -82,20 +84,3 @@ class RetrievingSubject:
         trace = self.inner.answer(case, resources_from_hits(hits))
         trace.retrieval = self.retrieval_info(hits)
         return trace
-
-    def __getattr__(self, name: str) -> Any:
-        inner = self.__dict__.get("inner")
-        if inner is None:
-            raise AttributeError(name)
-        return getattr(inner, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # ``subject.model_calls += 1`` (the ablation layer) must count on the inner subject,
-        # not shadow it on the wrapper.
-        if name in _OWN:
-            object.__setattr__(self, name, value)
-        else:
-            setattr(self.inner, name, value)
-
-
-_OWN = frozenset({"inner", "index", "k", "_hits"})

@@ -35,18 +35,20 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_json, sha256_text
-from pytest_provenai.audit.influence import AblatedOutput, KLProfile, kl_profile
 from pytest_provenai.frozen.model import Case
-from pytest_provenai.subject.backends.base import TIE_MARGIN, Generation
+from pytest_provenai.subject.backends.base import TIE_MARGIN, Generation, KVAblation
 from pytest_provenai.subject.cache import ProvenaiCacheWarning, canonical_json
+from pytest_provenai.subject.kl import AblatedOutput, KLProfile, kl_profile
 from pytest_provenai.subject.parse import parse_output
 from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt
+from pytest_provenai.subject.subject import ModelRunner, Subject
 from pytest_provenai.subject.trace import Resource, Trace
 
 ABLATION_VERSION = "provenai-ablation/2"
 """Enters the KL cache key; bump when the KL computation changes."""
 
 MODES = ("exact", "naive", "off")
+"""``--provenai-ablation`` values (options.py takes them from here)."""
 
 
 @dataclass
@@ -98,37 +100,36 @@ class KLCache:
     def get(self, key: str) -> KLProfile | None:
         path = self._path(key)
         try:
-            data = json.loads(path.read_bytes())
-            if data.get("key") != key:
-                raise ValueError("key does not match the file name")
-            return KLProfile.from_dict(data["kl"])
+            raw = path.read_bytes()
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            warnings.warn(
-                f"provenai: KL cache entry {path} is unreadable ({exc}); dropped and recomputed",
-                ProvenaiCacheWarning,
-                stacklevel=2,
-            )
+        except OSError as exc:  # a directory in its place, permissions, ...
+            return self._reject(path, f"cannot be read ({type(exc).__name__}: {exc})")
+        try:
+            data = json.loads(raw)
+            if not isinstance(data, dict) or data.get("key") != key:
+                raise ValueError("not an entry of this key")
+            kl = data["kl"]
+            if not isinstance(kl, dict) or not isinstance(kl.get("per_position"), list):
+                raise ValueError("no KL profile in it")
+            return KLProfile.from_dict(kl)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return self._reject(path, f"is unreadable ({exc})")
+
+    @staticmethod
+    def _reject(path: Path, why: str) -> None:
+        warnings.warn(
+            f"provenai: KL cache entry {path} {why}; dropped and recomputed",
+            ProvenaiCacheWarning,
+            stacklevel=3,
+        )
+        try:
             path.unlink(missing_ok=True)
-            return None
+        except OSError:
+            pass  # e.g. a directory in its place: put() will fail loudly instead
 
     def put(self, key: str, profile: KLProfile) -> None:
         atomic_write_json(self._path(key), {"key": key, "kl": profile.as_dict()})
-
-
-def answer_positions(generator: Any, token_ids: list[int]) -> int:
-    """How many leading output tokens make up the answer: those up to and including the one
-    that ends the output's first non-empty line (the ``Answer:`` line the prompt asks for);
-    0 (= all positions) when the generator has no tokenizer or the output is one line."""
-    tokenizer = getattr(generator, "tokenizer", None)
-    if tokenizer is None:
-        return 0
-    for n in range(1, len(token_ids) + 1):
-        text = str(tokenizer.decode(token_ids[:n], skip_special_tokens=True))
-        if "\n" in text.lstrip():
-            return n
-    return 0
 
 
 def ablated_resources(resources: list[Resource], removed: str) -> list[Resource]:
@@ -142,7 +143,7 @@ def _claimed(text: str, all_ids: list[str]) -> tuple[str, tuple[str, ...]]:
 
 
 def run_ablation(
-    subject: Any,
+    subject: Subject,
     case: Case,
     trace: Trace,
     *,
@@ -153,24 +154,24 @@ def run_ablation(
     if mode not in ("exact", "naive"):
         raise ValueError(f"ablation mode must be exact or naive here, got {mode!r}")
     start = time.perf_counter()
-    generator = getattr(subject, "generator", None)
+    runner = subject.runner()
     resources = list(trace.resources)
     ids = [r.id for r in resources]
-    can_score = bool(
-        generator is not None
-        and generator.capabilities.score
-        and trace.generation is not None
-        and trace.generation.token_ids
-        and trace.view is not None
-    )
-    if generator is None or trace.view is None:
+    if runner is None or trace.view is None:
         run = _pipeline_naive(subject, case, resources)
-    elif mode == "exact" and can_score and hasattr(generator, "ablation_pass"):
-        run = _exact_kv(subject, case, trace, resources, kl_cache)
-    elif mode == "exact" and can_score:
-        run = _exact_score(subject, case, trace, resources, kl_cache)
     else:
-        run = _naive(subject, case, trace, resources, kl_cache, with_kl=can_score)
+        can_score = bool(
+            runner.capabilities.score
+            and trace.generation is not None
+            and trace.generation.token_ids
+        )
+        fast = runner.kv_ablation()
+        if mode == "exact" and can_score and fast is not None:
+            run = _exact_kv(runner, fast, case, trace, resources, kl_cache)
+        elif mode == "exact" and can_score:
+            run = _exact_score(runner, case, trace, resources, kl_cache)
+        else:
+            run = _naive(runner, case, trace, resources, kl_cache, with_kl=can_score)
     run.mode = mode
     run.seconds = time.perf_counter() - start
     assert [o.resource_id for o in run.outputs] == ids
@@ -178,43 +179,20 @@ def run_ablation(
 
 
 # -- the paths ------------------------------------------------------------------------------
-def _prompts(subject: Any, case: Case, resources: list[Resource]) -> list[str]:
-    render = subject.generator.render_chat
+def _prompts(runner: ModelRunner, case: Case, resources: list[Resource]) -> list[str]:
     return [
-        build_prompt(case.question, ablated_resources(resources, r.id), render).prompt
+        build_prompt(case.question, ablated_resources(resources, r.id), runner.render_chat).prompt
         for r in resources
     ]
 
 
-def _gen_key(subject: Any, prompt: str) -> str | None:
-    cache = getattr(subject, "cache", None)
-    if cache is None:
-        return None
-    identity = subject.generator.identity
-    key: str = cache.key(identity.model_key(), prompt, identity.decoding.as_dict(), PROMPT_VERSION)
-    return key
-
-
-def _cached_generation(subject: Any, prompt: str) -> Generation | None:
-    key = _gen_key(subject, prompt)
-    if key is None:
-        return None
-    hit: Generation | None = subject.cache.get(key)
-    return hit
-
-
-def _store_generation(subject: Any, prompt: str, generation: Generation) -> None:
-    key = _gen_key(subject, prompt)
-    if key is not None:
-        subject.cache.put(key, generation, {"model": subject.generator.identity.model_key()})
-
-
-def _kl_key(subject: Any, full: str, ablated: str, realised: list[int]) -> str:
-    return KLCache.key(subject.generator.identity.model_key(), full, ablated, realised)
+def _kl_key(runner: ModelRunner, full: str, ablated: str, realised: list[int]) -> str:
+    return KLCache.key(runner.identity.model_key(), full, ablated, realised)
 
 
 def _exact_kv(
-    subject: Any,
+    runner: ModelRunner,
+    fast: KVAblation,
     case: Case,
     trace: Trace,
     resources: list[Resource],
@@ -223,18 +201,18 @@ def _exact_kv(
     assert trace.view is not None and trace.generation is not None
     full = trace.view.prompt
     realised = list(trace.generation.token_ids)
-    prompts = _prompts(subject, case, resources)
+    prompts = _prompts(runner, case, resources)
     ids = [r.id for r in resources]
-    gens = [_cached_generation(subject, p) for p in prompts]
+    gens = [runner.cached_generation(p) for p in prompts]
     kls = [
-        kl_cache.get(_kl_key(subject, full, p, realised)) if kl_cache is not None else None
+        kl_cache.get(_kl_key(runner, full, p, realised)) if kl_cache is not None else None
         for p in prompts
     ]
-    span = answer_positions(subject.generator, realised)
+    span = runner.answer_positions(realised)
     run = AblationRun(mode="exact", signals=("surface", "kl"), path="kv-reuse", outputs=[])
     if any(g is None for g in gens) or any(k is None for k in kls):
-        result = subject.generator.ablation_pass(full, prompts, realised, margin=TIE_MARGIN)
-        subject.model_calls += 1
+        result = fast.ablation_pass(full, prompts, realised, margin=TIE_MARGIN)
+        runner.model_calls += 1
         run.model_calls = 1
         run.forward_tokens = result.forward_tokens
         for j, variant in enumerate(result.variants):
@@ -242,11 +220,11 @@ def _exact_kv(
             kls[j] = kl_profile(result.full_rows, variant.rows, realised, span)
             if variant.divergence is not None:
                 run.regenerated += 1
-            _store_generation(subject, prompts[j], variant.generation)
+            runner.store_generation(prompts[j], variant.generation)
             if kl_cache is not None:
                 profile = kls[j]
                 assert profile is not None
-                kl_cache.put(_kl_key(subject, full, prompts[j], realised), profile)
+                kl_cache.put(_kl_key(runner, full, prompts[j], realised), profile)
     for rid, gen, kl in zip(ids, gens, kls, strict=True):
         assert gen is not None
         answer, cited = _claimed(gen.text, ids)
@@ -256,7 +234,7 @@ def _exact_kv(
 
 
 def _exact_score(
-    subject: Any,
+    runner: ModelRunner,
     case: Case,
     trace: Trace,
     resources: list[Resource],
@@ -269,21 +247,22 @@ def _exact_score(
     assert trace.view is not None and trace.generation is not None
     full = trace.view.prompt
     realised = list(trace.generation.token_ids)
-    prompts = _prompts(subject, case, resources)
+    prompts = _prompts(runner, case, resources)
     ids = [r.id for r in resources]
-    span = answer_positions(subject.generator, realised)
+    span = runner.answer_positions(realised)
     run = AblationRun(mode="exact", signals=("surface", "kl"), path="score-check", outputs=[])
+    before = runner.model_calls
     full_rows: Any = None
     for rid, prompt in zip(ids, prompts, strict=True):
-        gen = _cached_generation(subject, prompt)
-        key = _kl_key(subject, full, prompt, realised)
+        gen = runner.cached_generation(prompt)
+        key = _kl_key(runner, full, prompt, realised)
         kl = kl_cache.get(key) if kl_cache is not None else None
         if gen is None or kl is None:
             if full_rows is None:
-                full_rows = subject.generator.score(full, realised)
-                run.model_calls += 1
-            rows = subject.generator.score(prompt, realised)
-            run.model_calls += 1
+                full_rows = runner.score(full, realised)
+                run.forward_tokens += _score_tokens(runner, full, realised)
+            rows = runner.score(prompt, realised)
+            run.forward_tokens += _score_tokens(runner, prompt, realised)
             kl = kl_profile(full_rows, rows, realised, span)
             if kl_cache is not None:
                 kl_cache.put(key, kl)
@@ -295,20 +274,20 @@ def _exact_score(
                         logprobs=[float(rows[t][tok]) for t, tok in enumerate(realised)],
                         finish_reason=trace.generation.finish_reason,
                     )
+                    runner.store_generation(prompt, gen)
                 else:
-                    gen = subject.generator.generate(prompt)
-                    run.model_calls += 1
+                    gen, _ = runner.generate(prompt)
+                    run.forward_tokens += _generation_tokens(runner, prompt, gen)
                     run.regenerated += 1
-                _store_generation(subject, prompt, gen)
         answer, cited = _claimed(gen.text, ids)
         run.outputs.append(AblatedOutput(rid, answer, cited, kl))
         run.raw_outputs[rid] = gen.text
-    subject.model_calls += run.model_calls
+    run.model_calls = runner.model_calls - before
     return run
 
 
 def _naive(
-    subject: Any,
+    runner: ModelRunner,
     case: Case,
     trace: Trace,
     resources: list[Resource],
@@ -316,9 +295,9 @@ def _naive(
     *,
     with_kl: bool,
 ) -> AblationRun:
-    """k full regenerations through the subject's cache-aware ``generate``; the KL target by
+    """k full regenerations through the runner's cache-aware ``generate``; the KL target by
     ``score()`` where the backend can (``with_kl``)."""
-    prompts = _prompts(subject, case, resources)
+    prompts = _prompts(runner, case, resources)
     ids = [r.id for r in resources]
     can_kl = with_kl and trace.generation is not None and trace.view is not None
     run = AblationRun(
@@ -333,36 +312,48 @@ def _naive(
     if can_kl:
         assert trace.generation is not None
         realised = list(trace.generation.token_ids)
-        span = answer_positions(subject.generator, realised)
-    before = subject.model_calls
+        span = runner.answer_positions(realised)
+    before = runner.model_calls
     for rid, prompt in zip(ids, prompts, strict=True):
-        gen, cached = subject.generate(prompt)
+        gen, cached = runner.generate(prompt)
         if not cached:
             run.regenerated += 1
+            run.forward_tokens += _generation_tokens(runner, prompt, gen)
         kl: KLProfile | None = None
         if can_kl:
             assert trace.view is not None
-            key = _kl_key(subject, trace.view.prompt, prompt, realised)
+            key = _kl_key(runner, trace.view.prompt, prompt, realised)
             kl = kl_cache.get(key) if kl_cache is not None else None
             if kl is None:
                 if full_rows is None:
-                    full_rows = subject.generator.score(trace.view.prompt, realised)
-                    subject.model_calls += 1
-                kl = kl_profile(
-                    full_rows, subject.generator.score(prompt, realised), realised, span
-                )
-                subject.model_calls += 1
+                    full_rows = runner.score(trace.view.prompt, realised)
+                    run.forward_tokens += _score_tokens(runner, trace.view.prompt, realised)
+                kl = kl_profile(full_rows, runner.score(prompt, realised), realised, span)
+                run.forward_tokens += _score_tokens(runner, prompt, realised)
                 if kl_cache is not None:
                     kl_cache.put(key, kl)
         answer, cited = _claimed(gen.text, ids)
         run.outputs.append(AblatedOutput(rid, answer, cited, kl))
         run.raw_outputs[rid] = gen.text
-    run.model_calls = subject.model_calls - before
+    run.model_calls = runner.model_calls - before
     return run
 
 
-def _pipeline_naive(subject: Any, case: Case, resources: list[Resource]) -> AblationRun:
-    """A pipeline (no generator, no logits): regenerate through ``answer``; surface only."""
+def _generation_tokens(runner: ModelRunner, prompt: str, generation: Generation) -> int:
+    """Tokens a greedy generation feeds through the model: the prompt, then every output
+    token but the last (which is only predicted) — the unit the fast path counts in."""
+    return runner.count_tokens(prompt) + max(len(generation.token_ids) - 1, 0)
+
+
+def _score_tokens(runner: ModelRunner, prompt: str, continuation: list[int]) -> int:
+    """Tokens one teacher-forced scoring pass feeds: the prompt and the continuation but its
+    last token."""
+    return runner.count_tokens(prompt) + max(len(continuation) - 1, 0)
+
+
+def _pipeline_naive(subject: Subject, case: Case, resources: list[Resource]) -> AblationRun:
+    """A pipeline (no model the harness can prompt, no logits): regenerate through
+    ``answer``; surface only."""
     ids = [r.id for r in resources]
     run = AblationRun(mode="naive", signals=("surface",), path="regenerate", outputs=[])
     for rid in ids:

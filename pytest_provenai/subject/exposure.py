@@ -60,6 +60,7 @@ from pytest_provenai.subject.prompt import (
     resource_block,
     user_message,
 )
+from pytest_provenai.subject.subject import ModelRunner, Subject
 from pytest_provenai.subject.trace import GeneratorView, ParsedOutput, Resource
 
 __all__ = [
@@ -362,24 +363,22 @@ class ExposureRun:
     seconds: float
 
 
-def _model_subject(subject: Any) -> Any:
-    if not (hasattr(subject, "generate") and hasattr(subject, "generator")):
-        name = getattr(getattr(subject, "identity", None), "name", type(subject).__name__)
+def _runner(subject: Subject) -> ModelRunner:
+    runner = subject.runner()
+    if runner is None:
         raise BackendError(
             f"exposure treatments need a model subject that renders prompts and generates "
-            f"(--provenai-backend); {name!r} is not one (a --provenai-pipeline chooses its own "
-            "prompt, so the harness cannot place aids in it)"
+            f"(--provenai-backend); {subject.identity.name!r} is not one (a --provenai-pipeline "
+            "chooses its own prompt, so the harness cannot place aids in it)"
         )
-    return subject
+    return runner
 
 
-def run_view(subject: Any, view: ExposureView) -> ExposureRun:
-    """Generate for a prepared view through ``subject.generate`` (a
-    :class:`~pytest_provenai.subject.subject.ModelSubject`: greedy, through the generation
+def run_view(runner: ModelRunner, view: ExposureView) -> ExposureRun:
+    """Generate for a prepared view through the runner (greedy, through the generation
     cache) and parse the output against the view's tagged original-like ids."""
-    subject = _model_subject(subject)
     start = time.perf_counter()
-    generation, cached = subject.generate(view.prompt)
+    generation, cached = runner.generate(view.prompt)
     seconds = time.perf_counter() - start
     valid = [b.display_id for b in view.blocks if b.display_id and b.display_id.startswith("R")]
     parsed = parse_output(generation.text, len(valid), valid_ids=valid)
@@ -387,12 +386,13 @@ def run_view(subject: Any, view: ExposureView) -> ExposureRun:
 
 
 def run_treatments(
-    subject: Any,
+    subject: Subject,
     case: GroundedCase,
     treatments: Sequence[str] = TREATMENTS,
     budget: Budget | None = None,
 ) -> dict[str, ExposureRun]:
     """Every treatment of ``case`` through the subject's model, in ``treatments`` order."""
-    subject = _model_subject(subject)
-    render = subject.generator.render_chat
-    return {t: run_view(subject, build_view(case, t, render, budget)) for t in treatments}
+    runner = _runner(subject)
+    return {
+        t: run_view(runner, build_view(case, t, runner.render_chat, budget)) for t in treatments
+    }

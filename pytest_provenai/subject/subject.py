@@ -25,6 +25,8 @@ from pytest_provenai.subject.backends.base import (
     Generation,
     Generator,
     Identity,
+    KVAblation,
+    Tokenizing,
 )
 from pytest_provenai.subject.cache import GenerationCache
 from pytest_provenai.subject.parse import parse_output
@@ -32,7 +34,45 @@ from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt, make_re
 from pytest_provenai.subject.trace import Resource, Trace
 
 
+class ModelRunner(Protocol):
+    """The seam between a model-backed subject and the layers that run its model on prompts
+    of their own (leave-one-out ablation, exposure treatments): exactly what they use.
+
+    ``generate`` goes through the generation cache; ``cached_generation`` /
+    ``store_generation`` read and fill it under the same keys for results computed another
+    way (the ablation fast path); ``model_calls`` counts real model work (cache misses,
+    scoring passes)."""
+
+    model_calls: int
+
+    @property
+    def identity(self) -> Identity: ...
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    def render_chat(self, messages: list[dict[str, str]]) -> str: ...
+
+    def generate(self, prompt: str) -> tuple[Generation, bool]: ...
+
+    def cached_generation(self, prompt: str) -> Generation | None: ...
+
+    def store_generation(self, prompt: str, generation: Generation) -> None: ...
+
+    def score(self, prompt: str, continuation_ids: list[int]) -> Any: ...
+
+    def kv_ablation(self) -> KVAblation | None: ...
+
+    def answer_positions(self, token_ids: list[int]) -> int: ...
+
+    def count_tokens(self, prompt: str) -> int: ...
+
+
 class Subject(Protocol):
+    """The system under audit: answers a case with a :class:`Trace`. ``runner()`` is its
+    model side for ablation and exposure, or None when the harness cannot prompt its model
+    itself (a ``--provenai-pipeline``)."""
+
     @property
     def identity(self) -> Identity: ...
 
@@ -41,10 +81,12 @@ class Subject(Protocol):
 
     def answer(self, case: Case, resources: Sequence[Resource] | None = None) -> Trace: ...
 
+    def runner(self) -> ModelRunner | None: ...
+
 
 class ModelSubject:
     """Prompt → generator (through the cache) → parse. ``model_calls`` counts real
-    generations (cache misses)."""
+    generations (cache misses) and scoring passes. It is its own :class:`ModelRunner`."""
 
     def __init__(self, generator: Generator, cache: GenerationCache | None = None) -> None:
         self.generator = generator
@@ -59,22 +101,61 @@ class ModelSubject:
     def capabilities(self) -> Capabilities:
         return self.generator.capabilities
 
+    def runner(self) -> ModelRunner:
+        return self
+
+    def render_chat(self, messages: list[dict[str, str]]) -> str:
+        return self.generator.render_chat(messages)
+
+    def _key(self, prompt: str) -> str | None:
+        if self.cache is None:
+            return None
+        identity = self.generator.identity
+        return self.cache.key(
+            identity.model_key(), prompt, identity.decoding.as_dict(), PROMPT_VERSION
+        )
+
+    def cached_generation(self, prompt: str) -> Generation | None:
+        key = self._key(prompt)
+        return None if key is None or self.cache is None else self.cache.get(key)
+
+    def store_generation(self, prompt: str, generation: Generation) -> None:
+        key = self._key(prompt)
+        if key is not None and self.cache is not None:
+            self.cache.put(key, generation, {"model": self.generator.identity.model_key()})
+
     def generate(self, prompt: str) -> tuple[Generation, bool]:
         """Greedy generation for a rendered prompt; returns (generation, from_cache)."""
-        identity = self.generator.identity
-        key = ""
-        if self.cache is not None:
-            key = self.cache.key(
-                identity.model_key(), prompt, identity.decoding.as_dict(), PROMPT_VERSION
-            )
-            hit = self.cache.get(key)
-            if hit is not None:
-                return hit, True
+        hit = self.cached_generation(prompt)
+        if hit is not None:
+            return hit, True
         generation = self.generator.generate(prompt)
         self.model_calls += 1
-        if self.cache is not None:
-            self.cache.put(key, generation, {"model": identity.model_key()})
+        self.store_generation(prompt, generation)
         return generation, False
+
+    def score(self, prompt: str, continuation_ids: list[int]) -> Any:
+        self.model_calls += 1
+        return self.generator.score(prompt, continuation_ids)
+
+    def kv_ablation(self) -> KVAblation | None:
+        return self.generator if isinstance(self.generator, KVAblation) else None
+
+    def answer_positions(self, token_ids: list[int]) -> int:
+        """How many leading output tokens make up the answer: those up to and including the
+        one that ends the output's first non-empty line (the ``Answer:`` line the prompt asks
+        for); 0 (= all positions) when the generator has no tokenizer or the output is one
+        line."""
+        if not isinstance(self.generator, Tokenizing):
+            return 0
+        for n in range(1, len(token_ids) + 1):
+            if "\n" in self.generator.decode(token_ids[:n]).lstrip():
+                return n
+        return 0
+
+    def count_tokens(self, prompt: str) -> int:
+        """Tokens the model reads for ``prompt`` (0 when the generator has no tokenizer)."""
+        return len(self.generator.encode(prompt)) if isinstance(self.generator, Tokenizing) else 0
 
     def answer(self, case: Case, resources: Sequence[Resource] | None = None) -> Trace:
         res = list(resources) if resources is not None else make_resources(case.sources)
@@ -152,6 +233,10 @@ class PipelineSubject:
     @property
     def capabilities(self) -> Capabilities:
         return Capabilities(token_ids=False, logprobs=False, score=False)
+
+    def runner(self) -> None:
+        """A pipeline chooses its own prompt: the harness cannot prompt its model."""
+        return None
 
     def answer(self, case: Case, resources: Sequence[Resource] | None = None) -> Trace:
         res = list(resources) if resources is not None else make_resources(case.sources)

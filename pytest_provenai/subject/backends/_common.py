@@ -408,6 +408,9 @@ class LocalModelGenerator:
     def encode(self, prompt: str) -> list[int]:
         return encode_prompt(self.tokenizer, prompt)
 
+    def decode(self, token_ids: list[int]) -> str:
+        return str(self.tokenizer.decode(token_ids, skip_special_tokens=True))
+
 
 def first_divergence(rows: Any, continuation: list[int], margin: float) -> int | None:
     """First position ``t`` where greedy decoding under ``rows`` may not pick

@@ -134,3 +134,26 @@ class AblationPass:
     full_rows: Any
     variants: list[VariantPass]
     forward_tokens: int  # all tokens fed, including the shared full-prompt pass
+
+
+@runtime_checkable
+class KVAblation(Protocol):
+    """A backend with the ablation fast path (KV-prefix reuse; see subject/ablation.py)."""
+
+    def ablation_pass(
+        self,
+        prompt: str,
+        variants: list[str],
+        continuation: list[int],
+        *,
+        margin: float = TIE_MARGIN,
+    ) -> AblationPass: ...
+
+
+@runtime_checkable
+class Tokenizing(Protocol):
+    """A backend that exposes its tokenizer: prompt encoding and output decoding."""
+
+    def encode(self, prompt: str) -> list[int]: ...
+
+    def decode(self, token_ids: list[int]) -> str: ...
