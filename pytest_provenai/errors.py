@@ -33,3 +33,7 @@ class BackendError(ProvenaiError):
 
 class ConfigError(ProvenaiError):
     """An option or marker value is invalid; the plugin raises it as pytest.UsageError."""
+
+
+class ResultsError(ProvenaiError):
+    """A file that should be a results JSON is not one (the message names file and problem)."""

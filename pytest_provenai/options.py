@@ -8,6 +8,8 @@ it works on a getter ``get(name) -> value`` that the plugin builds from ``pytest
 
 from __future__ import annotations
 
+import math
+import os
 import platform
 import re
 import sys
@@ -41,6 +43,7 @@ THETA_FLOOR = "provenai_theta_floor"
 RETRIEVAL = "provenai_retrieval"
 INDEX = "provenai_index"
 K = "provenai_k"
+TIMEOUT = "provenai_timeout"
 
 OPTIONS: tuple[tuple[str, str, str], ...] = (
     (
@@ -89,6 +92,11 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
         "index folder built by 'provenai index build' (for --provenai-retrieval index)",
     ),
     (K, "string", "resources retrieved per question in index mode, 1..10 (default: 10)"),
+    (
+        TIMEOUT,
+        "string",
+        "seconds a case's test may run before it fails with a timeout (default: no limit)",
+    ),
 )
 
 BUILTIN_BACKENDS = ("transformers", "mlx")
@@ -130,6 +138,7 @@ class Settings:
     retrieval: str = "distractor"
     index: Path | None = None
     k: int = DEFAULT_K
+    timeout: float | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_results(self) -> dict[str, Any]:
@@ -151,6 +160,7 @@ class Settings:
             "retrieval": self.retrieval,
             "index": str(self.index) if self.index else None,
             "k": self.k,
+            "timeout": self.timeout,
         }
 
 
@@ -235,6 +245,8 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
 
     results_raw = get(RESULTS)
     results = path(results_raw) if results_raw else None
+    if results is not None:
+        check_writable_file(RESULTS, results)
     golden = path(get(GOLDEN) or "golden")
     cache = None if get(NO_CACHE) else path(get(CACHE) or ".provenai-cache")
 
@@ -262,6 +274,18 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
     if k > 10:
         raise ConfigError(f"{flag(K)}: the prompt shows at most 10 resources, got {k}")
 
+    timeout_raw = get(TIMEOUT)
+    timeout = None
+    if timeout_raw not in (None, ""):
+        try:
+            timeout = float(str(timeout_raw).strip())
+        except ValueError:
+            timeout = math.nan
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise ConfigError(
+                f"{flag(TIMEOUT)}: expected a positive number of seconds, got {timeout_raw!r}"
+            )
+
     return Settings(
         backend="pipeline" if pipeline else backend,
         model=str(get(MODEL)) if get(MODEL) else None,
@@ -280,6 +304,7 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         retrieval=retrieval,
         index=index,
         k=k,
+        timeout=timeout,
     )
 
 
@@ -304,3 +329,23 @@ def sample_indices(n: int, sample: int | None, seed: int) -> list[int]:
     if sample is None or sample >= n:
         return list(range(n))
     return sorted(random.Random(seed).sample(range(n), sample))
+
+
+def check_writable_file(name: str, target: Path) -> None:
+    """Fail now, not after the whole run, when ``target`` cannot be written: it is a folder,
+    a parent on its path is a file, or the place is not writable."""
+    if target.is_dir():
+        raise ConfigError(f"{flag(name)}: {target} is a folder; give a file path")
+    parent = target.parent
+    while not parent.exists():
+        if parent.is_symlink() or parent == parent.parent:
+            break
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise ConfigError(f"{flag(name)}: {parent} is a file, so {target} cannot be created")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ConfigError(f"{flag(name)}: {target} is not writable; give a writable path")
+    if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"{flag(name)}: cannot write in {parent} (permission denied); give a writable path"
+        )

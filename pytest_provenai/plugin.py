@@ -14,7 +14,8 @@ Fixtures a test can request:
 
 from __future__ import annotations
 
-import time
+import signal
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -22,13 +23,16 @@ import pytest
 
 from pytest_provenai import gates as gates_mod
 from pytest_provenai import options as opt
+from pytest_provenai._io import sweep_stale_temps
 from pytest_provenai.errors import ProvenaiError
 from pytest_provenai.frozen.model import KINDS, AnyCase
+from pytest_provenai.report.results import RunResults
 from pytest_provenai.session import CaseParam, ProvenaiSession
 from pytest_provenai.subject.subject import Subject
 
 SESSION_KEY = pytest.StashKey[ProvenaiSession]()
-GATE_RESULTS_KEY = pytest.StashKey[list[gates_mod.GateResult]]()
+RESULTS_KEY = pytest.StashKey[RunResults]()
+REPORT_SINK = "provenai-report-sink"
 WORKEROUTPUT_KEY = "provenai"
 KIND_MARKER = "provenai_kind"
 DEFAULT_KINDS = ("hotpotqa",)
@@ -102,7 +106,18 @@ def pytest_configure(config: pytest.Config) -> None:
     except ProvenaiError as exc:
         raise pytest.UsageError(str(exc)) from None
     worker_id = getattr(config, "workerinput", {}).get("workerid")
-    config.stash[SESSION_KEY] = ProvenaiSession(settings=settings, worker_id=worker_id)
+    if worker_id is None and settings.cache is not None:
+        sweep_stale_temps(settings.cache)  # left by a process killed mid-write
+    state = ProvenaiSession(settings=settings, worker_id=worker_id, rootdir=config.rootpath)
+    config.stash[SESSION_KEY] = state
+    if worker_id is None:
+        config.pluginmanager.register(_ReportSink(state), name=REPORT_SINK)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    sink = config.pluginmanager.get_plugin(REPORT_SINK)
+    if sink is not None:
+        config.pluginmanager.unregister(sink)
 
 
 # -- parametrisation and collection ----------------------------------------------------------
@@ -138,9 +153,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    session = _session(config)
-    has_xdist = config.pluginmanager.hasplugin("xdist")
-    for item in items:
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:  # with --dist loadgroup all of a case's tests share a worker
+        case_param = _case_param(item)
+        if case_param is not None:
+            item.add_marker(pytest.mark.xdist_group(name=case_param.id))
+
+
+def _case_param(item: pytest.Item) -> CaseParam | None:
+    callspec = getattr(item, "callspec", None)
+    param = callspec.params.get("provenai_case") if callspec is not None else None
+    return param if isinstance(param, CaseParam) else None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The plan: every gate of a selected item, and every selected case item of a gated
+    test (after -k/--deselect), so a gate knows its whole population before a case runs. A
+    gated test whose parametrisation came out empty still registers its gates: they fail
+    closed on no records."""
+    state = _session(session.config)
+    for item in session.items:
         specs: list[gates_mod.GateSpec] = []
         for marker in gates_mod.MARKERS:
             for mark in item.iter_markers(name=marker):
@@ -153,14 +186,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                     specs += gates_mod.parse_marker(_test_id(item.nodeid), marker, mark.kwargs)
                 except ProvenaiError as exc:
                     raise pytest.UsageError(str(exc)) from None
-        param = getattr(item, "callspec", None)
-        case_param = param.params.get("provenai_case") if param is not None else None
-        if isinstance(case_param, CaseParam):
-            if has_xdist:
-                item.add_marker(pytest.mark.xdist_group(name=case_param.id))
-            if specs:
-                session.register_gates(specs)
-                session.expect_record(item.nodeid, _test_id(item.nodeid), case_param.id)
+        if specs:
+            case_param = _case_param(item)
+            state.plan_item(
+                item.nodeid,
+                _test_id(item.nodeid),
+                case_param.id if case_param is not None else None,
+                specs,
+            )
 
 
 # -- fixtures --------------------------------------------------------------------------------
@@ -188,8 +221,7 @@ def provenai_record(request: pytest.FixtureRequest) -> Callable[[dict[str, Any]]
     nodeid = request.node.nodeid
 
     def record(rec: dict[str, Any]) -> dict[str, Any]:
-        session.add_record(nodeid, _test_id(nodeid), rec)
-        return rec
+        return session.add_record(nodeid, _test_id(nodeid), rec)
 
     return record
 
@@ -220,32 +252,74 @@ def provenai_snapshot(snapshot: Any, provenai_subject: Subject, pytestconfig: py
     )
 
 
-# -- run bookkeeping -------------------------------------------------------------------------
-_SKIPPED = pytest.StashKey[set[str]]()
+# -- the per-case time limit (--provenai-timeout) --------------------------------------------
+class CaseTimeout(Exception):
+    """A case's test ran past ``--provenai-timeout``."""
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-    start = time.perf_counter()
-    yield
-    session = _session(item.config)
-    session.timings[item.nodeid] = round(time.perf_counter() - start, 4)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """Under ``--provenai-timeout S`` a case's test is interrupted after S seconds (SIGALRM, on
+    POSIX in the main thread, like pytest-timeout's signal method) and fails with one line
+    naming the case and the limit; a hung pipeline or model call cannot hold the run."""
+    limit = _session(item.config).settings.timeout if SESSION_KEY in item.config.stash else None
+    case = _case_param(item)
+    usable = (
+        limit is not None
+        and case is not None
+        and hasattr(signal, "SIGALRM")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+    assert limit is not None and case is not None
+
+    def expire(signum: int, frame: Any) -> None:
+        raise CaseTimeout(
+            f"case {case.id!r} ran past {opt.flag(opt.TIMEOUT)}={limit:g} seconds and was "
+            "stopped; raise the limit or look at what hung"
+        )
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
+# -- run bookkeeping: records travel with their test's reports ----------------------------
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
-    skipped = item.stash.setdefault(_SKIPPED, set())
-    if report.skipped:
-        skipped.add(report.when)
-    if report.when == "teardown":
-        session = _session(item.config)
-        state = "skipped" if skipped else "no record (test errored or failed before recording)"
-        session.test_finished(item.nodeid, state, skipped=bool(skipped))
+    if SESSION_KEY in item.config.stash:
+        payload = _session(item.config).report_payload(item.nodeid)
+        if payload:
+            report.provenai = payload  # type: ignore[attr-defined]
 
 
-# -- end of session: xdist merge, gates, results, summary ------------------------------------
+class _ReportSink:
+    """Absorbs what each test produced from its reports — on the xdist controller (from any
+    worker, as each phase ends) or in the only process; workers only send. A plugin object
+    because ``pytest_runtest_logreport`` is not given the config."""
+
+    def __init__(self, state: ProvenaiSession) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.state.absorb_report(
+            report.nodeid,
+            failed=report.failed,
+            skipped=report.skipped,
+            duration=float(getattr(report, "duration", 0.0) or 0.0),
+            payload=getattr(report, "provenai", None),
+        )
+
+
+# -- end of session: gates, results, summary -------------------------------------------------
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     payload = getattr(node, "workeroutput", {}).get(WORKEROUTPUT_KEY)
@@ -255,24 +329,30 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
+    if SESSION_KEY not in config.stash:
+        return
     state = _session(config)
     if _is_worker(config):
         config.workeroutput[WORKEROUTPUT_KEY] = state.worker_payload()  # type: ignore[attr-defined]
         return
-    results = state.evaluate_gates()
-    config.stash[GATE_RESULTS_KEY] = results
+    if config.option.collectonly:  # nothing ran: nothing to judge or write
+        return
+    results = state.finish()
+    config.stash[RESULTS_KEY] = results
     state.write_results(results)
-    if any(not r.passed for r in results) and session.exitstatus == pytest.ExitCode.OK:
+    if results.failed_gates and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    if _is_worker(config) or SESSION_KEY not in config.stash:
+    if _is_worker(config) or RESULTS_KEY not in config.stash:
         return
     from pytest_provenai.report.summary import summary_lines
 
     state = _session(config)
-    lines = summary_lines(state, config.stash.get(GATE_RESULTS_KEY, []))
+    results = config.stash[RESULTS_KEY]
+    written = state.settings.results if state.audited() else None
+    lines = summary_lines(results, results_path=written)
     if not lines:
         return
     terminalreporter.section("provenai")

@@ -1,29 +1,47 @@
-"""Run state of one pytest process: settings, cases, the subject, records, gates.
+"""Run state of one pytest process: settings, cases, the subject, the plan, records, results.
 
-Kept in ``config.stash`` (see plugin.py). Under xdist every worker has its own
-``ProvenaiSession``; at the end each worker sends :meth:`worker_payload` through
-``config.workeroutput`` and the controller :meth:`merge`\\ s them, then evaluates the gates and
-writes results once. Without xdist the same object does both. Records are plain dicts.
+Kept in ``config.stash`` (see plugin.py); the hooks there only delegate here.
+
+* **The plan** (:class:`Plan`) is what the run must produce: every gate (test, marker,
+  metric, bound) and every selected case item of a gated test. It is built at the end of
+  collection, so a gate knows its expected population before any case runs.
+* **Records travel with their test's reports.** What a test produced (its records, which
+  worker and device produced them, what its ablations cost) is attached to each of its
+  reports as ``report.provenai`` (pytest serialises extra report attributes; pytest-xdist
+  ships them to the controller as soon as the phase ends). The controller — or the only
+  process, without xdist — absorbs them in ``pytest_runtest_logreport``. A worker that dies
+  later therefore loses nothing already reported; a case that never reported a record leaves
+  a placeholder, so its gates fail closed. Each worker also sends its plan with its first
+  reports and in ``config.workeroutput`` at its end.
+* **The results** are built once at the end (:meth:`ProvenaiSession.finish`), into a
+  :class:`~pytest_provenai.report.results.RunResults` that the results JSON, the terminal
+  summary and the HTML report all render.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import time
+import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from pytest_provenai import gates as gates_mod
-from pytest_provenai._io import atomic_write_json
-from pytest_provenai.audit.fidelity import FIDELITY_METRICS
-from pytest_provenai.audit.metrics import aggregate
+from pytest_provenai._io import atomic_write_json, json_safe
 from pytest_provenai.errors import FixtureError
 from pytest_provenai.frozen.model import AnyCase
 from pytest_provenai.options import Settings, sample_indices, worker_device
+from pytest_provenai.report.results import RunResults, build_results
 from pytest_provenai.subject.subject import Subject
+from pytest_provenai.subject.trace import Trace
 
-RESULTS_SCHEMA_VERSION = 1
+MAX_RECORD_TEXT = 20_000
+"""Characters kept of any one text in a record (a model or pipeline can return megabytes);
+a cut text says so in the record's ``sanitized`` list."""
 
 
 @dataclass
@@ -38,23 +56,87 @@ class CaseParam:
 
 
 @dataclass
+class Plan:
+    """What the run must produce: the gates, and the case items of gated tests
+    (``nodeid -> (test, case id)``), plus the fixture sets that failed to load."""
+
+    gates: dict[tuple[str, str, str], gates_mod.GateSpec] = field(default_factory=dict)
+    expected: dict[str, tuple[str, str]] = field(default_factory=dict)
+    fixture_errors: list[str] = field(default_factory=list)
+
+    def add_gates(self, specs: list[gates_mod.GateSpec]) -> None:
+        for s in specs:
+            self.gates[(s.test, s.marker, s.metric)] = s
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "gates": [s.as_dict() for s in self.gates.values()],
+            "expected": {n: list(v) for n, v in self.expected.items()},
+            "fixture_errors": self.fixture_errors,
+        }
+
+    def merge(self, data: dict[str, Any]) -> None:
+        """Merge a worker's plan (every worker collects the same items: idempotent)."""
+        self.add_gates([gates_mod.GateSpec.from_dict(g) for g in data["gates"]])
+        for nodeid, (test, case_id) in data["expected"].items():
+            self.expected[nodeid] = (str(test), str(case_id))
+        for e in data["fixture_errors"]:
+            if e not in self.fixture_errors:
+                self.fixture_errors.append(e)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def git_revision(folder: Path) -> str | None:
+    """The checkout's commit (with ``+dirty`` when it has uncommitted changes), or None
+    outside a git checkout or without git."""
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True, timeout=5
+        )
+        if rev.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+        return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+@dataclass
 class ProvenaiSession:
     settings: Settings
     worker_id: str | None = None
+    rootdir: Path | None = None
+    plan: Plan = field(default_factory=Plan)
     _params: list[CaseParam] | None = None
     _subject: Subject | None = None
     subject_error: Exception | None = None
     load_seconds: float = 0.0
+    # what a running test produced in this process, handed on with its next report
+    _outbox: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _plan_sent: bool = False
+    _models_sent: int = 0
+    # the run, as absorbed from reports (the controller, or the only process)
     records: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
-    gate_specs: dict[tuple[str, str, str], gates_mod.GateSpec] = field(default_factory=dict)
-    recorded_nodeids: set[str] = field(default_factory=set)
-    gated_nodeids: dict[str, tuple[str, str]] = field(default_factory=dict)
-    timings: dict[str, float] = field(default_factory=dict)
+    recorded: set[str] = field(default_factory=set)
+    failed: set[str] = field(default_factory=set)
+    skipped: set[str] = field(default_factory=set)
+    reported: set[str] = field(default_factory=set)
+    timings: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
-    fixture_errors: list[str] = field(default_factory=list)
     produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     started: float = field(default_factory=time.time)
+    started_at: str = field(default_factory=_now)
 
     # -- cases -----------------------------------------------------------------------------
     def case_params(self) -> list[CaseParam]:
@@ -91,7 +173,8 @@ class ProvenaiSession:
                 for c in chosen
             ]
             for name, set_error, set_kind in failed:
-                self.fixture_errors.append(str(set_error))
+                if str(set_error) not in self.plan.fixture_errors:
+                    self.plan.fixture_errors.append(str(set_error))
                 params.append(CaseParam(id=f"fixture-error:{name}", error=set_error, kind=set_kind))
             self._params = params
         return self._params
@@ -112,8 +195,10 @@ class ProvenaiSession:
         if self.subject_error is not None:
             raise self.subject_error
         if self._subject is None:
+            from pytest_provenai.subject.backends._common import prepare_torch_import
             from pytest_provenai.subject.subject import make_subject
 
+            prepare_torch_import()  # an audit is about to load a model (OMP_WAIT_POLICY)
             start = time.perf_counter()
             try:
                 self._subject = make_subject(
@@ -141,31 +226,34 @@ class ProvenaiSession:
             self.models[self.worker_id or "main"] = self._subject.identity.as_dict()
         return self._subject
 
-    # -- records and gates -----------------------------------------------------------------
-    def register_gates(self, specs: list[gates_mod.GateSpec]) -> None:
-        for s in specs:
-            self.gate_specs[(s.test, s.marker, s.metric)] = s
+    # -- during the run (every process) ----------------------------------------------------
+    def plan_item(
+        self, nodeid: str, test: str, case_id: str | None, specs: list[gates_mod.GateSpec]
+    ) -> None:
+        """At the end of collection, for every selected item of a gated test."""
+        self.plan.add_gates(specs)
+        if case_id is not None:
+            self.plan.expected[nodeid] = (test, case_id)
 
-    def expect_record(self, nodeid: str, test: str, case_id: str) -> None:
-        self.gated_nodeids[nodeid] = (test, case_id)
+    def _box(self, nodeid: str) -> dict[str, Any]:
+        return self._outbox.setdefault(nodeid, {})
 
-    def add_record(self, nodeid: str, test: str, record: dict[str, Any]) -> None:
-        json.dumps(record)  # a record must be JSON-able; fail here, not at merge time
-        self.records[test].append(record)
-        self.recorded_nodeids.add(nodeid)
+    def add_record(self, nodeid: str, test: str, record: dict[str, Any]) -> dict[str, Any]:
+        """Take a test's verdict record and return the record as it is kept: JSON-safe (lone
+        surrogates replaced, NaN/infinity as None, any text over MAX_RECORD_TEXT characters
+        cut), each change listed in ``record["sanitized"]``."""
+        if not isinstance(record, dict):
+            raise TypeError(f"a verdict record is a dict, got {type(record).__name__}")
+        clean, notes = json_safe(record, max_chars=MAX_RECORD_TEXT)
+        if notes:
+            clean["sanitized"] = notes
+        box = self._box(nodeid)
+        box.setdefault("records", []).append({"test": test, "record": clean})
         device = self._subject.identity.device if self._subject is not None else None
-        self.produced_by[nodeid] = {"worker": self.worker_id or "main", "device": device}
+        box["produced_by"] = {"worker": self.worker_id or "main", "device": device}
+        return dict(clean)
 
-    def test_finished(self, nodeid: str, outcome: str, skipped: bool) -> None:
-        """After teardown: a gated case that produced no record leaves a placeholder so the
-        gate fails closed (skipped cases are left out)."""
-        if nodeid in self.gated_nodeids and nodeid not in self.recorded_nodeids and not skipped:
-            test, case_id = self.gated_nodeids[nodeid]
-            self.records[test].append({"case_id": case_id, "missing": outcome})
-            self.recorded_nodeids.add(nodeid)
-
-    # -- influence -------------------------------------------------------------------------
-    def influence(self, nodeid: str, case: Any, trace: Any) -> dict[str, Any]:
+    def influence(self, nodeid: str, case: Any, trace: Trace) -> dict[str, Any]:
         """The influence layer of ``trace``'s record under ``--provenai-ablation``; what it
         cost goes to the results JSON (``influence_costs``), never into the record."""
         from pytest_provenai.audit.influence import influence_layer, not_measured
@@ -176,7 +264,7 @@ class ProvenaiSession:
             return not_measured("--provenai-ablation off: influence was not measured")
         kl_cache = KLCache(self.settings.cache / "influence") if self.settings.cache else None
         run = run_ablation(self.subject(), case, trace, mode=mode, kl_cache=kl_cache)
-        self.influence_costs[nodeid] = run.costs()
+        self._box(nodeid)["influence_costs"] = run.costs()
         return influence_layer(
             [r.id for r in trace.resources],
             trace.answer,
@@ -186,108 +274,105 @@ class ProvenaiSession:
             theta_floor=self.settings.theta_floor,
         )
 
-    # -- xdist -----------------------------------------------------------------------------
+    def report_payload(self, nodeid: str) -> dict[str, Any]:
+        """What goes out with a report of ``nodeid``: what the test produced since its last
+        report, the models loaded since, and (once per process) the plan."""
+        payload = self._outbox.pop(nodeid, {})
+        if len(self.models) != self._models_sent:
+            payload["models"] = dict(self.models)
+            self._models_sent = len(self.models)
+        if not self._plan_sent:
+            payload["plan"] = self.plan.as_dict()
+            self._plan_sent = True
+        return payload
+
+    # -- absorbing (the controller, or the only process) -----------------------------------
+    def absorb_report(
+        self, nodeid: str, *, failed: bool, skipped: bool, duration: float, payload: Any
+    ) -> None:
+        self.reported.add(nodeid)
+        self.timings[nodeid] += duration
+        if failed:
+            self.failed.add(nodeid)
+        if skipped:
+            self.skipped.add(nodeid)
+        if not isinstance(payload, dict):
+            return
+        if "plan" in payload:
+            self.plan.merge(payload["plan"])
+        self.models.update(payload.get("models", {}))
+        for item in payload.get("records", []):
+            self.records[item["test"]].append(item["record"])
+            self.recorded.add(nodeid)
+        if "produced_by" in payload:
+            self.produced_by[nodeid] = payload["produced_by"]
+        if "influence_costs" in payload:
+            self.influence_costs[nodeid] = payload["influence_costs"]
+
     def worker_payload(self) -> str:
-        return json.dumps(
-            {
-                "records": self.records,
-                "gates": [s.as_dict() for s in self.gate_specs.values()],
-                "timings": self.timings,
-                "models": self.models,
-                "fixture_errors": self.fixture_errors,
-                "produced_by": self.produced_by,
-                "influence_costs": self.influence_costs,
-            }
-        )
+        """Sent through ``config.workeroutput`` when a worker ends: its plan and models."""
+        return json.dumps({"plan": self.plan.as_dict(), "models": self.models})
 
     def merge(self, payload: str) -> None:
         data = json.loads(payload)
-        for test, recs in data["records"].items():
-            self.records[test].extend(recs)
-        self.register_gates([gates_mod.GateSpec.from_dict(g) for g in data["gates"]])
-        self.timings.update(data["timings"])
+        self.plan.merge(data["plan"])
         self.models.update(data["models"])
-        self.produced_by.update(data["produced_by"])
-        self.influence_costs.update(data.get("influence_costs", {}))
-        for e in data["fixture_errors"]:
-            if e not in self.fixture_errors:
-                self.fixture_errors.append(e)
 
     # -- end of session --------------------------------------------------------------------
-    def sorted_records(self) -> dict[str, list[dict[str, Any]]]:
-        return {
-            t: sorted(recs, key=lambda r: str(r.get("case_id")))
-            for t, recs in sorted(self.records.items())
-        }
+    def _placeholders(self) -> dict[str, list[dict[str, Any]]]:
+        """Every planned case item that reported no record and was not skipped becomes a
+        ``{"case_id", "missing": reason}`` placeholder: its gates fail closed."""
+        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for nodeid, (test, case_id) in sorted(self.plan.expected.items()):
+            if nodeid in self.recorded or nodeid in self.skipped:
+                continue
+            if nodeid in self.reported:
+                reason = "no record (test errored or failed before recording)"
+            else:
+                reason = "no record (never reported: its worker crashed or the run stopped)"
+            out[test].append({"case_id": case_id, "missing": reason})
+        return out
 
-    def evaluate_gates(self) -> list[gates_mod.GateResult]:
-        recs = self.sorted_records()
-        return [
-            gates_mod.evaluate(spec, recs.get(spec.test, []), seed=self.settings.seed)
-            for _, spec in sorted(self.gate_specs.items())
+    def finish(self) -> RunResults:
+        """Evaluate the gates over every planned case and build the run's results (once)."""
+        records: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for test, recs in self.records.items():
+            records[test].extend(recs)
+        for test, holes in self._placeholders().items():
+            records[test].extend(holes)
+        ordered = {
+            t: sorted(r, key=lambda x: str(x.get("case_id"))) for t, r in sorted(records.items())
+        }
+        gate_results = [
+            gates_mod.evaluate(spec, ordered.get(spec.test, []), seed=self.settings.seed)
+            for _, spec in sorted(self.plan.gates.items())
         ]
-
-    def aggregates(self) -> dict[str, dict[str, Any]]:
-        """Fidelity means with CIs for every test whose records carry the answer and
-        citation layers (later layers add their own aggregates)."""
-        out = {}
-        for test, recs in self.sorted_records().items():
-            present = [r for r in recs if "missing" not in r]
-            if present and all("answer" in r and "citation" in r for r in present):
-                out[test] = {
-                    "n": len(present),
-                    "missing": len(recs) - len(present),
-                    "metrics": aggregate(present, FIDELITY_METRICS, seed=self.settings.seed),
-                }
-                if all("retrieval" in r for r in present):  # index mode: kept apart
-                    from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
-
-                    out[test]["retrieval"] = aggregate(
-                        present, RETRIEVAL_METRICS, seed=self.settings.seed
-                    )
-            if present and all("influence" in r for r in present):
-                from pytest_provenai.audit.influence import influence_summary
-
-                out.setdefault(test, {"n": len(present), "missing": len(recs) - len(present)})
-                out[test]["influence"] = influence_summary(present, seed=self.settings.seed)
-        return out
-
-    def provenance_summaries(self) -> dict[str, dict[str, Any]]:
-        """Provenance metrics (and, for exposure records, the exposure matrix: rows =
-        treatments; aid-value leak, aid-citation and abstention rates; n) for every test
-        whose records carry a provenance layer (quotation, derivation or exposure)."""
-        from pytest_provenai.audit.provenance import provenance_summary
-
-        out = {}
-        for test, recs in self.sorted_records().items():
-            summary = provenance_summary(recs, seed=self.settings.seed)
-            if summary is not None:
-                out[test] = summary
-        return out
-
-    def results(self, gate_results: list[gates_mod.GateResult]) -> dict[str, Any]:
-        return {
-            "schema_version": RESULTS_SCHEMA_VERSION,
-            "tool": "pytest-provenai",
-            "models": self.models,
-            "options": self.settings.for_results(),
-            "records": self.sorted_records(),
-            "aggregates": self.aggregates(),
-            "provenance": self.provenance_summaries(),
-            "gates": [g.as_dict() for g in gate_results],
-            "fixture_errors": self.fixture_errors,
-            "produced_by": dict(sorted(self.produced_by.items())),
-            "influence_costs": dict(sorted(self.influence_costs.items())),
-            "timings": {
-                "wall_seconds": round(time.time() - self.started, 3),
-                "per_test_seconds": dict(sorted(self.timings.items())),
+        return build_results(
+            run={
+                "id": self.run_id,
+                "started": self.started_at,
+                "finished": _now(),
+                "git_revision": git_revision(self.rootdir) if self.rootdir else None,
             },
-        }
+            models=self.models,
+            options=self.settings.for_results(),
+            records=ordered,
+            gates=gate_results,
+            fixture_errors=self.plan.fixture_errors,
+            produced_by=self.produced_by,
+            influence_costs=self.influence_costs,
+            timings={
+                "wall_seconds": round(time.time() - self.started, 3),
+                "per_test_seconds": {k: round(v, 4) for k, v in sorted(self.timings.items())},
+            },
+            cache={},
+            seed=self.settings.seed,
+        )
 
     def audited(self) -> bool:
         """True when this run produced anything to report (records, gates, fixture errors)."""
-        return bool(self.records or self.gate_specs or self.fixture_errors)
+        return bool(self.records or self.plan.gates or self.plan.fixture_errors)
 
-    def write_results(self, gate_results: list[gates_mod.GateResult]) -> None:
+    def write_results(self, results: RunResults) -> None:
         if self.settings.results is not None and self.audited():
-            atomic_write_json(self.settings.results, self.results(gate_results))
+            atomic_write_json(self.settings.results, results.to_json())
