@@ -16,8 +16,8 @@ from jsonschema import Draft202012Validator
 from pytest_provenai._io import dumps_stable, sha256_bytes, sha256_text
 from pytest_provenai.errors import FixtureError
 from pytest_provenai.frozen.freeze import freeze_hotpotqa
+from pytest_provenai.frozen.kind_hotpotqa import case_surely_valid
 from pytest_provenai.frozen.load import (
-    _case_surely_valid,
     json_pointer,
     load_fixture_set,
     load_fixture_sets,
@@ -138,6 +138,16 @@ def test_schemas_are_valid_draft_2020_12() -> None:
         schema = load_schema(name)
         Draft202012Validator.check_schema(schema)
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_every_kind_has_one_row_in_the_kind_table() -> None:
+    from pytest_provenai.frozen.kinds import FIXTURE_KINDS
+    from pytest_provenai.frozen.model import KINDS
+    from pytest_provenai.frozen.validate import SCHEMA_NAMES
+
+    assert tuple(FIXTURE_KINDS) == KINDS
+    for kind in FIXTURE_KINDS.values():
+        assert {kind.case_schema, kind.manifest_schema} <= set(SCHEMA_NAMES)
 
 
 def test_json_pointer_escapes() -> None:
@@ -530,11 +540,11 @@ def _apply(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
 def test_fast_path_never_accepts_what_the_schema_rejects(set_dir: Path) -> None:
     doc = read_json(set_dir / CASE1)
     validator = Draft202012Validator(load_schema("case"))
-    assert _case_surely_valid(doc) and validator.is_valid(doc)
+    assert case_surely_valid(doc) and validator.is_valid(doc)
     checked = 0
     for path, value in _mutations(doc):
         mutated = _apply(doc, path, value)
-        if _case_surely_valid(mutated):
+        if case_surely_valid(mutated):
             assert validator.is_valid(mutated), (path, value)
         checked += 1
     assert checked > 500
