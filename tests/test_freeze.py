@@ -284,7 +284,7 @@ BAD_RECORDS = [
         _set((1, "supporting_facts", 0), ["Title 1-1"]),
         "/1/supporting_facts/0",
         "a [title, sentence index] pair",
-        "an array of 1 items",
+        "an array of 1 item",
     ),
     (
         _set((1, "supporting_facts", 0, 1), "0"),
@@ -296,7 +296,7 @@ BAD_RECORDS = [
         _set((1, "supporting_facts", 0, 1), True),
         "/1/supporting_facts/0/1",
         "a sentence index",
-        "a boolean",
+        "true",
     ),
     (
         _set((1, "supporting_facts", 1, 0), "Nowhere"),
