@@ -423,6 +423,41 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     )
 
 
+def _escaping_input(how: str) -> bytes:
+    """HotpotQA input that the JSON parser cannot hold (see test_frozen_load.py)."""
+    if how == "deep-nesting":
+        return b"[" * 100_000 + b"]" * 100_000
+    records = make_records(3)
+    records[1]["supporting_facts"][0][1] = 1234567
+    records[1]["context"][0][1][0] = "SURROGATE"
+    text = json.dumps(records, ensure_ascii=False)
+    if how == "long-integer":
+        return text.replace("1234567", "9" * 5000).encode("utf-8")
+    return text.replace('"SURROGATE"', '"x\\ud800y"').encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("how", "where"),
+    [
+        ("deep-nesting", ": expected JSON nested at most 64 levels deep, got nesting deeper"),
+        ("long-integer", "#/1/supporting_facts/0/1: expected an integer of at most 640 digits"),
+        ("lone-surrogate", "#/1/context/0/1/0: expected Unicode text"),
+    ],
+)
+def test_cli_input_the_parser_cannot_hold_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, where: str
+) -> None:
+    src = tmp_path / "hotpot_dev.json"
+    src.write_bytes(_escaping_input(how))
+    out = tmp_path / "set"
+    assert cli.main(["freeze", "hotpotqa", str(src), "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"provenai: error: {src}{where}"), captured.err
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert not out.exists()
+
+
 def test_cli_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["freeze", "hotpotqa", str(tmp_path / "nope.json"), "--out", "x"]) == 2
     err = capsys.readouterr().err

@@ -86,7 +86,7 @@ def manifest_kind(path: PathLike) -> str | None:
     the plugin uses it to route a set that failed to load to the tests of its kind."""
     try:
         manifest = json.loads((Path(path) / MANIFEST_NAME).read_bytes().decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # too long an integer, too deep a nesting
         return None
     if not isinstance(manifest, dict):
         return None
