@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -219,6 +220,48 @@ def test_overwrite_refuses_a_folder_that_is_not_a_set(tmp_path: Path) -> None:
     with pytest.raises(ProvenaiError, match=r"not a fixture set \(it has no manifest.json\)"):
         freeze_hotpotqa(src, out, overwrite=True)
     assert (out / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+NOT_SET_MANIFESTS = {
+    # what `provenai index build` writes, and other folders that merely hold a manifest.json
+    "index-manifest": json.dumps({"schema_version": 1, "kind": "index", "rows": 10}),
+    "other-tool": json.dumps({"name": "my app", "version": "1.0"}),
+    "array": "[]",
+    "not-json": "manifest, version 2",
+    "deep-nesting": "[" * 100_000 + "]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("content", list(NOT_SET_MANIFESTS.values()), ids=list(NOT_SET_MANIFESTS))
+def test_overwrite_refuses_a_folder_whose_manifest_is_not_a_set_manifest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str
+) -> None:
+    src = write_input(tmp_path, make_records(2))
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "manifest.json").write_text(content, encoding="utf-8")
+    (out / "data.bin").write_bytes(b"keep me")
+    before = tree_bytes(out)
+    with pytest.raises(ProvenaiError, match=r"refusing to overwrite a folder that is not a fix"):
+        freeze_hotpotqa(src, out, overwrite=True)
+    assert tree_bytes(out) == before
+    assert cli.main(["freeze", "hotpotqa", str(src), "--out", str(out), "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"provenai: error: {out}: refusing to overwrite a folder that is not")
+    assert f"{out / 'manifest.json'}" in err and err.count("\n") == 1
+    assert tree_bytes(out) == before
+
+
+@pytest.mark.parametrize("broken", ["case-digest", "provenance-kind"])
+def test_overwrite_replaces_any_fixture_set_even_a_broken_one(tmp_path: Path, broken: str) -> None:
+    src = write_input(tmp_path, make_records(3))
+    out = tmp_path / "set"
+    if broken == "case-digest":  # a set that no longer loads is still a set
+        freeze_hotpotqa(src, out)
+        next((out / "cases").iterdir()).write_text("{}", encoding="utf-8")
+    else:
+        shutil.copytree(REPO / "fixtures" / "synthetic-no-answer", out)
+    assert len(freeze_hotpotqa(src, out, overwrite=True).cases) == 3
 
 
 def test_empty_existing_folder_is_fine(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ from pytest_provenai.frozen.load import (
     json_pointer,
     load_fixture_set,
     parse_json_bytes,
+    read_set_manifest,
 )
 from pytest_provenai.frozen.model import FixtureSet
 
@@ -239,6 +240,13 @@ def _check_target(out: Path, shown: str, overwrite: bool) -> None:
             f"{shown}: refusing to overwrite a folder that is not a fixture set "
             f"(it has no {MANIFEST_NAME}); choose another output folder"
         )
+    try:  # any folder may hold a manifest.json (an index, another tool): it must be a set's
+        read_set_manifest(out)
+    except FixtureError as exc:
+        raise ProvenaiError(
+            f"{shown}: refusing to overwrite a folder that is not a fixture set ({exc}); "
+            "choose another output folder"
+        ) from None
 
 
 def _write_set(out: Path, shown: str, files: dict[str, bytes], overwrite: bool) -> None:

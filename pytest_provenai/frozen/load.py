@@ -43,7 +43,13 @@ from pytest_provenai.frozen.jsonread import (
     parse_json_bytes,
     read_bytes,
 )
-from pytest_provenai.frozen.kinds import FIXTURE_KINDS, PROVENANCE_KINDS, parse_any_case, parse_case
+from pytest_provenai.frozen.kinds import (
+    FIXTURE_KINDS,
+    PROVENANCE_KINDS,
+    FixtureKind,
+    parse_any_case,
+    parse_case,
+)
 from pytest_provenai.frozen.model import KINDS, AnyCase, FixtureSet
 from pytest_provenai.frozen.validate import (
     ID_MAX_LENGTH,
@@ -70,6 +76,7 @@ __all__ = [
     "parse_any_case",
     "parse_case",
     "parse_json_bytes",
+    "read_set_manifest",
 ]
 
 MANIFEST_NAME = "manifest.json"
@@ -172,6 +179,26 @@ def _unlisted_case_files(root: Path, listed: set[str]) -> list[str]:
     return found
 
 
+def read_set_manifest(path: PathLike) -> tuple[dict[str, Any], FixtureKind]:
+    """The manifest of the set folder ``path`` and its fixture kind, after checking it is a
+    fixture-set manifest: strict JSON, the declared kind known, its kind's manifest schema
+    and extra checks. Case files are not read. Raises :class:`FixtureError` naming
+    ``<path>/manifest.json``; ``provenai freeze --overwrite`` uses it to tell a set from any
+    other folder that holds a ``manifest.json``."""
+    manifest_shown = os.path.join(os.fspath(path), MANIFEST_NAME)
+    manifest_file = Path(path) / MANIFEST_NAME
+    if not manifest_file.is_file():
+        raise FixtureError(
+            manifest_shown, "", f"a {MANIFEST_NAME} listing the set's case files", "no such file"
+        )
+    manifest = parse_json_bytes(read_bytes(manifest_file, manifest_shown), manifest_shown)
+    spec = FIXTURE_KINDS[_declared_kind(manifest, manifest_shown)]
+    check_against_schema(manifest, spec.manifest_schema, manifest_shown)
+    if spec.check_manifest is not None:
+        spec.check_manifest(manifest, manifest_shown)
+    return manifest, spec
+
+
 def load_fixture_set(path: PathLike) -> FixtureSet:
     """Load and verify the fixture set folder ``path``; the set's name is the folder name.
 
@@ -189,16 +216,7 @@ def load_fixture_set(path: PathLike) -> FixtureSet:
         )
     name = root.resolve().name if root.name in ("", ".", "..") else root.name
     manifest_shown = os.path.join(shown, MANIFEST_NAME)
-    manifest_file = root / MANIFEST_NAME
-    if not manifest_file.is_file():
-        raise FixtureError(
-            manifest_shown, "", f"a {MANIFEST_NAME} listing the set's case files", "no such file"
-        )
-    manifest = parse_json_bytes(read_bytes(manifest_file, manifest_shown), manifest_shown)
-    spec = FIXTURE_KINDS[_declared_kind(manifest, manifest_shown)]
-    check_against_schema(manifest, spec.manifest_schema, manifest_shown)
-    if spec.check_manifest is not None:
-        spec.check_manifest(manifest, manifest_shown)
+    manifest, spec = read_set_manifest(path)
     files: dict[str, str] = manifest["files"]
     if manifest["count"] != len(files):
         raise FixtureError(
