@@ -103,3 +103,21 @@ def test_json_the_parser_cannot_hold_is_a_fixture_error_and_other_sets_run(
         "case-2",
     ]
     assert len(data["fixture_errors"]) == 3
+
+
+def test_repeated_fixtures_option_adds_up(pytester: pytest.Pytester) -> None:
+    root = project(pytester)
+    for name in ("one", "two", "three"):
+        freeze_set(root, name)
+    result = run(
+        pytester,
+        "--provenai-fixtures",
+        "fixtures/one",
+        "--provenai-fixtures",
+        "fixtures/two",
+        "fixtures/three",
+        "-v",
+    )
+    result.assert_outcomes(passed=9)
+    records = results(root)["records"]["test_inputs.py::test_case"]
+    assert sorted({r["set"] for r in records}) == ["one", "three", "two"]
