@@ -4,25 +4,15 @@ repeated ``--provenai-fixtures``. No model is needed: the test file records the 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from pytest_provenai._io import sha256_bytes
-from pytest_provenai.frozen.freeze import freeze_hotpotqa
 
-RECORDS = [
-    {
-        "_id": f"case-{i}",
-        "question": f"What is {i}?",
-        "answer": str(i),
-        "type": "bridge",
-        "level": "easy",
-        "supporting_facts": [[f"Doc {i}", 0]],
-        "context": [[f"Doc {i}", [f"{i} is {i}.", " More."]], ["Other", ["Other.", " Text."]]],
-    }
-    for i in range(3)
-]
+SHIPPED = Path(__file__).resolve().parents[1] / "fixtures" / "hotpotqa-dev-first1"
+CASE = "cases/5a8b57f25542995d1e6f1371.json"
 
 TEST_FILE = """
 def test_case(provenai_case, provenai_record):
@@ -30,12 +20,10 @@ def test_case(provenai_case, provenai_record):
 """
 
 
-def freeze_set(root: Path, name: str) -> Path:
-    data = root / "hotpot_dev.json"
-    if not data.exists():
-        data.write_text(json.dumps(RECORDS), encoding="utf-8")
+def copy_set(root: Path, name: str) -> Path:
+    """A copy of the shipped one-case set (the Scott Derrickson question) named ``name``."""
     folder = root / "fixtures" / name
-    freeze_hotpotqa(data, folder, seed=42)
+    shutil.copytree(SHIPPED, folder)
     return folder
 
 
@@ -59,14 +47,14 @@ def results(root: Path) -> dict:
 
 
 def break_case(folder: Path, old: bytes, new: bytes) -> None:
-    """Edit case-1's bytes and re-pin its digest, so only the edit is wrong."""
-    case = folder / "cases" / "case-1.json"
+    """Edit the case file's bytes and re-pin its digest, so only the edit is wrong."""
+    case = folder / CASE
     data = case.read_bytes()
     assert old in data
     data = data.replace(old, new)
     case.write_bytes(data)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    manifest["files"]["cases/case-1.json"] = sha256_bytes(data)
+    manifest["files"][CASE] = sha256_bytes(data)
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
@@ -74,33 +62,31 @@ def test_json_the_parser_cannot_hold_is_a_fixture_error_and_other_sets_run(
     pytester: pytest.Pytester,
 ) -> None:
     root = project(pytester)
-    freeze_set(root, "good")
-    deep = freeze_set(root, "deep")
-    break_case(deep, b'"level": "easy"', b'"level": ' + b"[" * 100_000 + b"]" * 100_000)
-    bigint = freeze_set(root, "bigint")
+    copy_set(root, "good")
+    deep = copy_set(root, "deep")
+    break_case(deep, b'"level": "hard"', b'"level": ' + b"[" * 100_000 + b"]" * 100_000)
+    bigint = copy_set(root, "bigint")
     manifest = bigint / "manifest.json"
     manifest.write_bytes(manifest.read_bytes().replace(b'"seed": 42', b'"seed": ' + b"9" * 5000))
-    surrogate = freeze_set(root, "surrogate")
-    break_case(surrogate, b"1 is 1.", b"1 is \\ud800.")
+    surrogate = copy_set(root, "surrogate")
+    break_case(surrogate, b"Ed Wood is a 1994", b"Ed Wood is a\\ud800 1994")
     sets = [f"fixtures/{name}" for name in ("deep", "good", "bigint", "surrogate")]
     result = run(pytester, "--provenai-fixtures", *sets, "-rE")
-    result.assert_outcomes(passed=3, errors=3)
+    result.assert_outcomes(passed=1, errors=3)
     result.stdout.fnmatch_lines_random(
         [
             "*test_case?fixture-error:deep?*",
-            "*deep*case-1.json: expected JSON nested at most 64 levels deep*",
+            "*deep*5a8b57f25542995d1e6f1371.json: expected JSON nested at most 64 levels deep*",
             "*test_case?fixture-error:bigint?*",
             "*bigint*manifest.json#/seed: expected an integer of at most 640 digits*",
             "*test_case?fixture-error:surrogate?*",
-            "*surrogate*case-1.json#/sources/0/sentences/0: expected Unicode text*U+D800*",
+            "*surrogate*5a8b*.json#/sources/0/sentences/0: expected Unicode text*U+D800 at*12*",
         ]
     )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     data = results(root)
-    assert [r["case_id"] for r in data["records"]["test_inputs.py::test_case"]] == [
-        "case-0",
-        "case-1",
-        "case-2",
+    assert data["records"]["test_inputs.py::test_case"] == [
+        {"case_id": "5a8b57f25542995d1e6f1371", "set": "good"}
     ]
     assert len(data["fixture_errors"]) == 3
 
@@ -108,7 +94,7 @@ def test_json_the_parser_cannot_hold_is_a_fixture_error_and_other_sets_run(
 def test_repeated_fixtures_option_adds_up(pytester: pytest.Pytester) -> None:
     root = project(pytester)
     for name in ("one", "two", "three"):
-        freeze_set(root, name)
+        copy_set(root, name)
     result = run(
         pytester,
         "--provenai-fixtures",
@@ -118,6 +104,6 @@ def test_repeated_fixtures_option_adds_up(pytester: pytest.Pytester) -> None:
         "fixtures/three",
         "-v",
     )
-    result.assert_outcomes(passed=9)
+    result.assert_outcomes(passed=3)
     records = results(root)["records"]["test_inputs.py::test_case"]
     assert sorted({r["set"] for r in records}) == ["one", "three", "two"]
