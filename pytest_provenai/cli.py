@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import TypeAlias
 
+from pytest_provenai._argtypes import positive_int
 from pytest_provenai.errors import ProvenaiError
 
 __all__ = ["build_parser", "main"]
@@ -28,16 +29,6 @@ EXIT_OK = 0
 EXIT_ERROR = 2
 
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
 
 
 def _one_line(message: str) -> str:

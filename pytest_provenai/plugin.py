@@ -65,7 +65,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parser.addini(name, help_text, type="bool", default=False)
         elif kind == "paths":
             group.addoption(
-                opt.flag(name), nargs="+", default=None, dest=name, metavar="DIR", help=help_text
+                opt.flag(name),
+                action="extend",  # repeats add up: -X a -X b c == -X a b c
+                nargs="+",
+                default=None,
+                dest=name,
+                metavar="DIR",
+                help=help_text,
             )
             parser.addini(name, help_text, type="paths", default=[])
         else:

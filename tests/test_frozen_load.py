@@ -16,13 +16,15 @@ from jsonschema import Draft202012Validator
 from pytest_provenai._io import dumps_stable, sha256_bytes, sha256_text
 from pytest_provenai.errors import FixtureError
 from pytest_provenai.frozen.freeze import freeze_hotpotqa
+from pytest_provenai.frozen.kind_hotpotqa import case_surely_valid
 from pytest_provenai.frozen.load import (
-    _case_surely_valid,
     json_pointer,
     load_fixture_set,
     load_fixture_sets,
     load_schema,
+    manifest_kind,
     parse_case,
+    parse_json_bytes,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -140,6 +142,16 @@ def test_schemas_are_valid_draft_2020_12() -> None:
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
 
+def test_every_kind_has_one_row_in_the_kind_table() -> None:
+    from pytest_provenai.frozen.kinds import FIXTURE_KINDS
+    from pytest_provenai.frozen.model import KINDS
+    from pytest_provenai.frozen.validate import SCHEMA_NAMES
+
+    assert tuple(FIXTURE_KINDS) == KINDS
+    for kind in FIXTURE_KINDS.values():
+        assert {kind.case_schema, kind.manifest_schema} <= set(SCHEMA_NAMES)
+
+
 def test_json_pointer_escapes() -> None:
     assert json_pointer() == ""
     assert json_pointer("files", "cases/a~b.json") == "/files/cases~1a~0b.json"
@@ -214,6 +226,115 @@ def test_nan_is_not_json(set_dir: Path) -> None:
     text = (set_dir / CASE1).read_text(encoding="utf-8").replace('"version": 1', '"version": NaN')
     write_case_bytes(set_dir, CASE1, text.encode("utf-8"))
     assert load_error(set_dir).actual == "NaN (not JSON)"
+
+
+# JSON the parser itself cannot hold: nesting deeper than the recursion limit, integers longer
+# than Python's int/str limit, escaped lone surrogates (valid JSON, not Unicode text). Each
+# must be one FixtureError naming the file, never RecursionError / ValueError /
+# UnicodeEncodeError out of the loader.
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+BIG_INT = b"9" * 5_000
+
+
+def _replace(old: bytes, new: bytes) -> Callable[[bytes], bytes]:
+    def edit(data: bytes) -> bytes:
+        assert old in data
+        return data.replace(old, new)
+
+    return edit
+
+
+ESCAPING_CASE_FILES = {
+    "deep-nesting": (
+        _replace(b'"level": "medium"', b'"level": ' + DEEP),
+        "",
+        "JSON nested at most 64 levels deep",
+        "nesting deeper than 64 levels at line ",
+    ),
+    "long-integer": (
+        _replace(b'"level": "medium"', b'"level": ' + BIG_INT),
+        "/level",
+        "an integer of at most 640 digits",
+        "an integer of 5000 digits",
+    ),
+    "lone-surrogate-in-source": (  # sentence and text alike, so only the surrogate is wrong
+        _replace(b"Doc 1.2 starts here.", b"Doc 1.2 starts\\ud800 here."),
+        "/sources/2/sentences/0",
+        "Unicode text (UTF-8 has no lone surrogates)",
+        "a lone surrogate U+D800 at character 14",
+    ),
+    "lone-surrogate-in-question": (
+        _replace(b'"What is 1?"', b'"What is 1\\udfff?"'),
+        "/question",
+        "Unicode text (UTF-8 has no lone surrogates)",
+        "a lone surrogate U+DFFF at character 9",
+    ),
+    "lone-surrogate-in-a-key": (
+        _replace(b'"level":', b'"lev\\ud800el":'),
+        "",
+        "Unicode text (UTF-8 has no lone surrogates)",
+        "a member name with a lone surrogate U+D800 at character 3",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("edit", "pointer", "expected", "actual"),
+    list(ESCAPING_CASE_FILES.values()),
+    ids=list(ESCAPING_CASE_FILES),
+)
+def test_json_the_parser_cannot_hold_is_a_fixture_error_in_a_case_file(
+    set_dir: Path, edit: Callable[[bytes], bytes], pointer: str, expected: str, actual: str
+) -> None:
+    write_case_bytes(set_dir, CASE1, edit((set_dir / CASE1).read_bytes()))
+    err = load_error(set_dir)
+    assert (err.path, err.pointer, err.expected) == (str(set_dir / CASE1), pointer, expected)
+    assert err.actual.startswith(actual), err.actual
+
+
+ESCAPING_MANIFESTS = {
+    "deep-nesting": (b'"seed": 42', b'"seed": ' + DEEP, ""),
+    "long-integer": (b'"seed": 42', b'"seed": ' + BIG_INT, "/seed"),
+    "lone-surrogate": (b'"split": "dev"', b'"split": "d\\udc00ev"', "/split"),
+}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "pointer"), list(ESCAPING_MANIFESTS.values()), ids=list(ESCAPING_MANIFESTS)
+)
+def test_json_the_parser_cannot_hold_is_a_fixture_error_in_a_manifest(
+    set_dir: Path, old: bytes, new: bytes, pointer: str
+) -> None:
+    manifest = set_dir / "manifest.json"
+    manifest.write_bytes(_replace(old, new)(manifest.read_bytes()))
+    err = load_error(set_dir)
+    assert (err.path, err.pointer) == (str(manifest), pointer)
+    assert manifest_kind(set_dir) in ("hotpotqa", None)  # never raises
+
+
+@pytest.mark.parametrize("depth", [64, 65, 500])
+def test_nesting_limit(depth: int) -> None:
+    data = b"[" * depth + b"]" * depth
+    if depth <= 64:
+        assert parse_json_bytes(data, "x.json") is not None
+        return
+    with pytest.raises(FixtureError) as info:
+        parse_json_bytes(data, "x.json")
+    assert (info.value.pointer, info.value.expected) == (
+        "/0" * 64,
+        "JSON nested at most 64 levels deep",
+    )
+    assert info.value.actual == "an array of " + ("1 item" if depth > 65 else "0 items") + (
+        " at level 65"
+    )
+
+
+def test_limits_leave_ordinary_json_alone() -> None:
+    doc = parse_json_bytes(
+        b'{"n": ' + b"9" * 640 + b', "pair": "\\ud83d\\ude00", "esc": "\\\\ud800"}', "x.json"
+    )
+    assert doc == {"n": int("9" * 640), "pair": "\U0001f600", "esc": "\\ud800"}
 
 
 # --------------------------------------------------------------------------- schemas
@@ -530,11 +651,11 @@ def _apply(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
 def test_fast_path_never_accepts_what_the_schema_rejects(set_dir: Path) -> None:
     doc = read_json(set_dir / CASE1)
     validator = Draft202012Validator(load_schema("case"))
-    assert _case_surely_valid(doc) and validator.is_valid(doc)
+    assert case_surely_valid(doc) and validator.is_valid(doc)
     checked = 0
     for path, value in _mutations(doc):
         mutated = _apply(doc, path, value)
-        if _case_surely_valid(mutated):
+        if case_surely_valid(mutated):
             assert validator.is_valid(mutated), (path, value)
         checked += 1
     assert checked > 500
