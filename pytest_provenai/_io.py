@@ -57,16 +57,20 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def dumps_stable(obj: Any) -> str:
+def dumps_stable(obj: Any, *, allow_nan: bool = False) -> str:
     """Deterministic JSON: sorted keys, 2-space indent, UTF-8 kept, trailing newline.
-    NaN and infinities are refused (ValueError): they are not JSON."""
-    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    NaN and infinities are refused (ValueError) unless ``allow_nan``: they are not JSON."""
+    text = json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=allow_nan)
+    return text + "\n"
 
 
-def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> None:
+def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, allow_nan: bool = False) -> None:
     """:func:`dumps_stable` written atomically. A lone surrogate that reached ``obj`` (e.g. an
-    undecodable file name) is written as its JSON escape instead of failing the write."""
-    atomic_write_bytes(path, dumps_stable(obj).encode("utf-8", errors="backslashreplace"))
+    undecodable file name) is written as its JSON escape instead of failing the write.
+    ``allow_nan`` is for private caches only (a log-probability may be ``-inf``); results,
+    records and golden files are strict JSON."""
+    text = dumps_stable(obj, allow_nan=allow_nan)
+    atomic_write_bytes(path, text.encode("utf-8", errors="backslashreplace"))
 
 
 def _is_surrogate(ch: str) -> bool:

@@ -37,3 +37,20 @@ class ConfigError(ProvenaiError):
 
 class ResultsError(ProvenaiError):
     """A file that should be a results JSON is not one (the message names file and problem)."""
+
+
+class RetrievalError(ProvenaiError):
+    """An index folder, a retrieval source or the embedding model cannot be used; the
+    message names the file or field and the fix."""
+
+
+class FixtureSetError(Exception):
+    """Raised at setup of the test standing for a fixture set that failed to load."""
+
+
+class CaseTimeout(Exception):
+    """A case's test ran past ``--provenai-timeout``."""
+
+
+class ProvenaiCacheWarning(UserWarning):
+    """A cache entry was unreadable and has been dropped (it will be recomputed)."""

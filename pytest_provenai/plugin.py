@@ -24,7 +24,7 @@ import pytest
 from pytest_provenai import gates as gates_mod
 from pytest_provenai import options as opt
 from pytest_provenai._io import sweep_stale_temps
-from pytest_provenai.errors import ProvenaiError
+from pytest_provenai.errors import CaseTimeout, FixtureSetError, ProvenaiError
 from pytest_provenai.frozen.model import KINDS, AnyCase
 from pytest_provenai.report.results import RunResults
 from pytest_provenai.session import CaseParam, ProvenaiSession
@@ -36,10 +36,6 @@ REPORT_SINK = "provenai-report-sink"
 WORKEROUTPUT_KEY = "provenai"
 KIND_MARKER = "provenai_kind"
 DEFAULT_KINDS = ("hotpotqa",)
-
-
-class FixtureSetError(Exception):
-    """Raised at setup of the test standing for a fixture set that failed to load."""
 
 
 def _session(config: pytest.Config) -> ProvenaiSession:
@@ -259,10 +255,6 @@ def provenai_snapshot(snapshot: Any, provenai_subject: Subject, pytestconfig: py
 
 
 # -- the per-case time limit (--provenai-timeout) --------------------------------------------
-class CaseTimeout(Exception):
-    """A case's test ran past ``--provenai-timeout``."""
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     """Under ``--provenai-timeout S`` a case's test is interrupted after S seconds (SIGALRM, on

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from pytest_provenai.errors import ProvenaiCacheWarning
 from pytest_provenai.subject.backends.base import Decoding, Generation, Identity
 from pytest_provenai.subject.cache import (
     DEFAULT_ROOT,
     SCHEMA_VERSION,
     GenerationCache,
-    ProvenaiCacheWarning,
 )
 
 IDENTITY = Identity(

@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import sha256_bytes, sha256_text
-from pytest_provenai.errors import FixtureError
+from pytest_provenai.errors import FixtureError, RetrievalError
 from pytest_provenai.frozen.jsonread import describe_value
 from pytest_provenai.frozen.load import MANIFEST_NAME, json_pointer, parse_json_bytes
 from pytest_provenai.frozen.model import Case
-from pytest_provenai.retrieval import RetrievalError
 
 __all__ = [
     "Corpus",

@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_json, sha256_text
+from pytest_provenai.errors import ProvenaiCacheWarning
 from pytest_provenai.frozen.model import Case
 from pytest_provenai.subject.backends.base import TIE_MARGIN, Generation, KVAblation
-from pytest_provenai.subject.cache import ProvenaiCacheWarning, canonical_json
+from pytest_provenai.subject.cache import canonical_json
 from pytest_provenai.subject.kl import AblatedOutput, KLProfile, kl_profile
 from pytest_provenai.subject.parse import parse_output
 from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_json, sha256_text
+from pytest_provenai.errors import ProvenaiCacheWarning
 from pytest_provenai.subject.backends.base import Generation
 
 SCHEMA_VERSION = 1
@@ -30,10 +31,6 @@ DEFAULT_ROOT = Path(".provenai-cache") / "generations"
 """Relative to the current directory; the plugin passes its own root."""
 
 _KEY = re.compile(r"[0-9a-f]{64}")
-
-
-class ProvenaiCacheWarning(UserWarning):
-    """A generation cache entry was unreadable and has been dropped (it will be recomputed)."""
 
 
 class CorruptEntry(Exception):
@@ -119,7 +116,7 @@ class GenerationCache:
             "meta": meta,
             "generation": generation.as_dict(),
         }
-        atomic_write_json(path, entry)
+        atomic_write_json(path, entry, allow_nan=True)  # a logprob may be -inf
         self.writes += 1
         return path
 
