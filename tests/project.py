@@ -8,6 +8,7 @@ subprocess; ``results(root)`` reads the results JSON it wrote.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 from pytest_provenai.frozen.freeze import freeze_hotpotqa
 
 HERE = Path(__file__).parent
+FIXTURES = HERE.parent / "fixtures"
 
 RECORDS = [
     {
@@ -79,6 +81,38 @@ def test_fid(provenai_case, provenai_subject, provenai_record, provenai_snapshot
 """
 
 
+def freeze_records(root: Path, records: list[dict[str, Any]], name: str = "mini") -> Path:
+    """Freeze HotpotQA-style ``records`` into ``fixtures/<name>`` under ``root``."""
+    data = root / "hotpot_dev.json"
+    data.write_text(json.dumps(records), encoding="utf-8")
+    folder = root / "fixtures" / name
+    freeze_hotpotqa(data, folder, seed=42)
+    return folder
+
+
+def copy_fixture_set(root: Path, name: str, as_name: str | None = None) -> Path:
+    """A copy of the shipped set ``fixtures/<name>`` under ``root/fixtures``."""
+    folder = root / "fixtures" / (as_name or name)
+    shutil.copytree(FIXTURES / name, folder)
+    return folder
+
+
+def use_scripted(root: Path, script: dict[str, Any]) -> None:
+    """Install tests/scripted.py and its script in the project."""
+    (root / "script.json").write_text(json.dumps(script), encoding="utf-8")
+    (root / "scripted.py").write_text((HERE / "scripted.py").read_text(encoding="utf-8"))
+
+
+def write_ini(pytester: pytest.Pytester, fixtures: list[str], *, scripted: bool = True) -> None:
+    """The project's ini: the fixture sets, results.json and (``scripted``) the scripted
+    backend reading script.json."""
+    lines = ["[pytest]", f"provenai_fixtures = {' '.join(fixtures)}"]
+    if scripted:
+        lines += ["provenai_backend = scripted:factory", "provenai_model = script.json"]
+    lines.append("provenai_results = results.json")
+    pytester.makeini("\n".join(lines) + "\n")
+
+
 def make_project(
     pytester: pytest.Pytester,
     *,
@@ -86,21 +120,12 @@ def make_project(
     gates: str = "answer_accuracy=0.5",
     records: list[dict[str, Any]] | None = None,
 ) -> Path:
+    """Three HotpotQA-style cases in fixtures/mini, the scripted backend, and test_audit.py:
+    a gated fidelity audit with golden snapshots."""
     root = pytester.path
-    data = root / "hotpot_dev.json"
-    data.write_text(json.dumps(records or RECORDS), encoding="utf-8")
-    freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
-    (root / "script.json").write_text(json.dumps(script or GOOD_SCRIPT), encoding="utf-8")
-    (root / "scripted.py").write_text((HERE / "scripted.py").read_text(encoding="utf-8"))
-    pytester.makeini(
-        """
-        [pytest]
-        provenai_fixtures = fixtures/mini
-        provenai_backend = scripted:factory
-        provenai_model = script.json
-        provenai_results = results.json
-        """
-    )
+    freeze_records(root, records or RECORDS)
+    use_scripted(root, script or GOOD_SCRIPT)
+    write_ini(pytester, ["fixtures/mini"])
     pytester.makepyfile(test_audit=TEST_FILE.format(gates=gates))
     return root
 
@@ -110,4 +135,5 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 def results(root: Path) -> dict[str, Any]:
-    return json.loads((root / "results.json").read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads((root / "results.json").read_text(encoding="utf-8"))
+    return data

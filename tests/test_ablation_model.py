@@ -85,6 +85,7 @@ def subject() -> ModelSubject:
 @pytest.fixture(scope="module")
 def runs(subject: ModelSubject) -> list[dict[str, Any]]:
     derrickson = load_fixture_set(REPO / "fixtures" / "hotpotqa-dev-first1").cases[0]
+    assert isinstance(derrickson, Case)
     cases = [(derrickson, None), *invented_cases()]
     out = []
     for n, (case, answer_title) in enumerate(cases):
@@ -180,7 +181,9 @@ def test_unchanged_prompt_has_zero_kl_and_no_regeneration(
 ) -> None:
     trace = runs[1]["trace"]
     realised = list(trace.generation.token_ids)
-    result = subject.generator.ablation_pass(trace.view.prompt, [trace.view.prompt], realised)
+    fast = subject.kv_ablation()
+    assert fast is not None
+    result = fast.ablation_pass(trace.view.prompt, [trace.view.prompt], realised)
     variant = result.variants[0]
     assert variant.divergence is None
     assert variant.generation.token_ids == realised
@@ -203,7 +206,7 @@ class ScoreOnly:
 def test_score_only_exact_path_agrees_with_naive(
     subject: ModelSubject, runs: list[dict[str, Any]]
 ) -> None:
-    plain = ModelSubject(ScoreOnly(subject.generator))  # type: ignore[arg-type]
+    plain = ModelSubject(ScoreOnly(subject.generator))
     for r in runs[1:2]:
         run = run_ablation(plain, r["case"], r["trace"], mode="exact")
         assert run.path == "score-check"

@@ -16,6 +16,7 @@ from pytest_provenai._io import sha256_bytes, sha256_text
 from pytest_provenai.errors import FixtureError, ProvenaiError
 from pytest_provenai.frozen.freeze import HOTPOTQA_ATTRIBUTION, freeze_hotpotqa, infer_split
 from pytest_provenai.frozen.load import load_fixture_set
+from pytest_provenai.frozen.model import Case
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "fixtures" / "hotpotqa-dev60"
@@ -80,6 +81,7 @@ def test_freeze_all_round_trips(tmp_path: Path) -> None:
     assert len(by_id) == len(records)
     for rec in records:
         case = by_id[rec["_id"]]
+        assert isinstance(case, Case)
         assert case.fixture_set == "demo"
         assert case.path == str(out / "cases" / f"{rec['_id']}.json")
         assert (case.question, case.answer, case.type, case.level) == (

@@ -11,9 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_edit import (
+    delete_at,
+    edit_case,
+    load_error,
+    read_json,
+    set_at,
+    write_case_bytes,
+    write_manifest,
+)
 from jsonschema import Draft202012Validator
 
-from pytest_provenai._io import dumps_stable, sha256_bytes, sha256_text
+from pytest_provenai._io import sha256_bytes, sha256_text
 from pytest_provenai.errors import FixtureError
 from pytest_provenai.frozen.freeze import freeze_hotpotqa
 from pytest_provenai.frozen.kind_hotpotqa import case_surely_valid
@@ -26,6 +35,7 @@ from pytest_provenai.frozen.load import (
     parse_case,
     parse_json_bytes,
 )
+from pytest_provenai.frozen.model import Case
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "fixtures" / "hotpotqa-dev60"
@@ -58,39 +68,6 @@ def set_dir(tmp_path: Path) -> Path:
     return out
 
 
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def write_manifest(set_dir: Path, mutate: Callable[[dict[str, Any]], None]) -> None:
-    manifest = read_json(set_dir / "manifest.json")
-    mutate(manifest)
-    (set_dir / "manifest.json").write_text(dumps_stable(manifest), encoding="utf-8")
-
-
-def write_case_bytes(set_dir: Path, rel: str, data: bytes, *, pin: bool = True) -> None:
-    """Replace a case file; with ``pin`` also update its digest in the manifest."""
-    (set_dir / rel).write_bytes(data)
-    if pin:
-        write_manifest(set_dir, lambda m: m["files"].__setitem__(rel, sha256_bytes(data)))
-
-
-def edit_case(set_dir: Path, rel: str, mutate: Callable[[dict[str, Any]], None]) -> None:
-    obj = read_json(set_dir / rel)
-    mutate(obj)
-    write_case_bytes(set_dir, rel, dumps_stable(obj).encode("utf-8"))
-
-
-def load_error(path: Path) -> FixtureError:
-    with pytest.raises(FixtureError) as info:
-        load_fixture_set(path)
-    err = info.value
-    where = f"{err.path}#{err.pointer}" if err.pointer else err.path
-    assert str(err) == f"{where}: expected {err.expected}, got {err.actual}"
-    assert "\n" not in str(err)
-    return err
-
-
 CASE1 = "cases/case1.json"
 
 
@@ -104,6 +81,7 @@ def test_loads_a_frozen_set(set_dir: Path) -> None:
     assert [c.id for c in fs.cases] == ["case0", "case1", "case2"]
     assert list(fs.manifest["files"]) == [f"cases/case{i}.json" for i in range(3)]
     case = fs.cases[1]
+    assert isinstance(case, Case)
     assert case.fixture_set == "demo"
     assert case.path == os.path.join(str(set_dir), CASE1)
     assert case.supporting_titles == ("Doc 1.0", "Doc 1.2")
@@ -132,7 +110,7 @@ def test_shipped_set_loads() -> None:
     assert fs.name == "hotpotqa-dev60"
     assert len(fs.cases) == 60 == fs.manifest["count"]
     assert fs.manifest["licence"]["name"] == "CC BY-SA 4.0"
-    assert {c.type for c in fs.cases} == {"bridge", "comparison"}
+    assert {c.type for c in fs.cases if isinstance(c, Case)} == {"bridge", "comparison"}
 
 
 def test_schemas_are_valid_draft_2020_12() -> None:
@@ -340,55 +318,37 @@ def test_limits_leave_ordinary_json_alone() -> None:
 # --------------------------------------------------------------------------- schemas
 
 
-def _set(*path: Any, value: Any) -> Callable[[dict[str, Any]], None]:
-    def mutate(obj: dict[str, Any]) -> None:
-        for step in path[:-1]:
-            obj = obj[step]
-        obj[path[-1]] = value
-
-    return mutate
-
-
-def _del(*path: Any) -> Callable[[dict[str, Any]], None]:
-    def mutate(obj: dict[str, Any]) -> None:
-        for step in path[:-1]:
-            obj = obj[step]
-        del obj[path[-1]]
-
-    return mutate
-
-
 CASE_SCHEMA_VIOLATIONS = [
-    (_del("question"), "/question", 'required property "question"', "none"),
-    (_del("sources", 1, "sha256"), "/sources/1/sha256", 'required property "sha256"', "none"),
-    (_set("sources", 0, "version", value="1"), "/sources/0/version", "an integer", '"1"'),
-    (_set("sources", 0, "version", value=0), "/sources/0/version", ">= 1", "the number 0"),
-    (_set("sources", 1, "url", value="x"), "/sources/1/url", "only the properties", '"url"'),
-    (_set("extra", value=1), "/extra", "only the properties answer, id,", 'property "extra"'),
-    (_set("schema_version", value=2), "/schema_version", "1", "the number 2"),
-    (_set("kind", value="squad"), "/kind", '"hotpotqa"', '"squad"'),
+    (delete_at("question"), "/question", 'required property "question"', "none"),
+    (delete_at("sources", 1, "sha256"), "/sources/1/sha256", 'required property "sha256"', "none"),
+    (set_at("sources", 0, "version", value="1"), "/sources/0/version", "an integer", '"1"'),
+    (set_at("sources", 0, "version", value=0), "/sources/0/version", ">= 1", "the number 0"),
+    (set_at("sources", 1, "url", value="x"), "/sources/1/url", "only the properties", '"url"'),
+    (set_at("extra", value=1), "/extra", "only the properties answer, id,", 'property "extra"'),
+    (set_at("schema_version", value=2), "/schema_version", "1", "the number 2"),
+    (set_at("kind", value="squad"), "/kind", '"hotpotqa"', '"squad"'),
     (
-        _set("sources", 2, "sha256", value="AB" * 32),
+        set_at("sources", 2, "sha256", value="AB" * 32),
         "/sources/2/sha256",
         "a string matching ^[0-9a-f]{64}$",
         '"ABAB',
     ),
     (
-        _set("supporting_facts", 1, "sentence", value=-1),
+        set_at("supporting_facts", 1, "sentence", value=-1),
         "/supporting_facts/1/sentence",
         "a number >= 0",
         "-1",
     ),
-    (_set("sources", value=[]), "/sources", "at least 1 items", "0 items"),
-    (_set("question", value=""), "/question", "at least 1 characters", "0 characters"),
+    (set_at("sources", value=[]), "/sources", "at least 1 items", "0 items"),
+    (set_at("question", value=""), "/question", "at least 1 characters", "0 characters"),
     (
-        _set("supporting_titles", value=["Doc 1.0", "Doc 1.0"]),
+        set_at("supporting_titles", value=["Doc 1.0", "Doc 1.0"]),
         "/supporting_titles/1",
         "unique items",
         'a repeat of the string "Doc 1.0"',
     ),
-    (_set("id", value="../x"), "/id", "a string matching", '"../x"'),
-    (_set("id", value="case1\n"), "/id", "a string matching", '"case1\\n"'),
+    (set_at("id", value="../x"), "/id", "a string matching", '"../x"'),
+    (set_at("id", value="case1\n"), "/id", "a string matching", '"case1\\n"'),
 ]
 
 
@@ -404,23 +364,23 @@ def test_case_schema_violation(
 
 
 MANIFEST_SCHEMA_VIOLATIONS = [
-    (_del("licence"), "/licence", 'required property "licence"', "none"),
-    (_set("licence", "name", value="MIT"), "/licence/name", '"CC BY-SA 4.0"', '"MIT"'),
-    (_set("count", value="3"), "/count", "an integer", '"3"'),
-    (_set("sample", value=0), "/sample", ">= 1", "the number 0"),
-    (_set("sample", value="all"), "/sample", "an integer or null", '"all"'),
-    (_set("source_file", value="data/dev.json"), "/source_file", "matching", "data/dev.json"),
+    (delete_at("licence"), "/licence", 'required property "licence"', "none"),
+    (set_at("licence", "name", value="MIT"), "/licence/name", '"CC BY-SA 4.0"', '"MIT"'),
+    (set_at("count", value="3"), "/count", "an integer", '"3"'),
+    (set_at("sample", value=0), "/sample", ">= 1", "the number 0"),
+    (set_at("sample", value="all"), "/sample", "an integer or null", '"all"'),
+    (set_at("source_file", value="data/dev.json"), "/source_file", "matching", "data/dev.json"),
     (
-        _set("files", "cases/case1.json", value="0" * 63),
+        set_at("files", "cases/case1.json", value="0" * 63),
         "/files/cases~1case1.json",
         "matching ^[0-9a-f]{64}$",
         "0" * 63,
     ),
-    (_set("files", value={}), "/files", "at least 1 properties", "0 properties"),
-    (_set("dataset", value="squad"), "/dataset", '"hotpotqa"', '"squad"'),
-    (_set("seed", value=True), "/seed", "an integer", "true"),
+    (set_at("files", value={}), "/files", "at least 1 properties", "0 properties"),
+    (set_at("dataset", value="squad"), "/dataset", '"hotpotqa"', '"squad"'),
+    (set_at("seed", value=True), "/seed", "an integer", "true"),
     (
-        _set("source_sha256", value="a" * 64 + "\n"),
+        set_at("source_sha256", value="a" * 64 + "\n"),
         "/source_sha256",
         "a string matching",
         '"aaaa',
@@ -456,7 +416,7 @@ def test_case_file_digest_mismatch(set_dir: Path) -> None:
 
 def test_source_digest_mismatch(set_dir: Path) -> None:
     text = read_json(set_dir / CASE1)["sources"][3]["text"]
-    edit_case(set_dir, CASE1, _set("sources", 3, "sha256", value="0" * 64))
+    edit_case(set_dir, CASE1, set_at("sources", 3, "sha256", value="0" * 64))
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / CASE1), "/sources/3/sha256")
     assert err.expected == f"{sha256_text(text)} (sha256 of /sources/3/text)"
@@ -475,7 +435,7 @@ def test_source_text_edited_consistently_is_caught_by_its_digest(set_dir: Path) 
 
 
 def test_text_is_not_the_joined_sentences(set_dir: Path) -> None:
-    edit_case(set_dir, CASE1, _set("sources", 2, "text", value="Doc 1.2 starts here.Then more."))
+    edit_case(set_dir, CASE1, set_at("sources", 2, "text", value="Doc 1.2 starts here.Then more."))
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / CASE1), "/sources/2/text")
     assert err.expected == '"".join(/sources/2/sentences) (41 characters)'
@@ -555,7 +515,7 @@ def test_symlink_inside_the_set_is_fine(set_dir: Path) -> None:
 
 
 def test_count_differs_from_entries(set_dir: Path) -> None:
-    write_manifest(set_dir, _set("count", value=4))
+    write_manifest(set_dir, set_at("count", value=4))
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / "manifest.json"), "/count")
     assert (err.expected, err.actual) == ("3 (the number of entries in /files)", "4")
@@ -580,7 +540,7 @@ def test_duplicate_case_id_across_files(set_dir: Path) -> None:
 
 
 def test_supporting_title_not_a_source(set_dir: Path) -> None:
-    edit_case(set_dir, CASE1, _set("supporting_titles", 1, value="Elsewhere"))
+    edit_case(set_dir, CASE1, set_at("supporting_titles", 1, value="Elsewhere"))
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / CASE1), "/supporting_titles/1")
     assert err.expected == "the title of one of the case's sources"
@@ -588,7 +548,7 @@ def test_supporting_title_not_a_source(set_dir: Path) -> None:
 
 
 def test_supporting_fact_title_not_a_source(set_dir: Path) -> None:
-    edit_case(set_dir, CASE1, _set("supporting_facts", 0, "title", value="Elsewhere"))
+    edit_case(set_dir, CASE1, set_at("supporting_facts", 0, "title", value="Elsewhere"))
     err = load_error(set_dir)
     assert err.pointer == "/supporting_facts/0/title"
     assert err.actual == 'the string "Elsewhere"'

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from test_plugin import make_project, results, run
+from project import make_project, results, run
 
 SCRIPT = {
     "name": "scripted-influence",
@@ -49,7 +50,7 @@ def influence_project(pytester: pytest.Pytester, gates: str = "influence_measure
     return root
 
 
-def records(root: Path) -> dict[str, dict]:
+def records(root: Path) -> dict[str, dict[str, Any]]:
     recs = results(root)["records"]["test_influence.py::test_inf"]
     return {r["case_id"]: r for r in recs}
 

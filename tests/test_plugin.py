@@ -163,7 +163,9 @@ def test_snapshots_are_kept_per_model_name(pytester: pytest.Pytester) -> None:
     ]
 
 
-def test_warm_rerun_makes_zero_model_calls(pytester: pytest.Pytester, monkeypatch) -> None:
+def test_warm_rerun_makes_zero_model_calls(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_project(pytester)
     calls = root / "calls.log"
     monkeypatch.setenv("PROVENAI_SCRIPTED_CALLS", str(calls))

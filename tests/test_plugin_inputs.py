@@ -4,14 +4,14 @@ repeated ``--provenai-fixtures``. No model is needed: the test file records the 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from project import copy_fixture_set, results
 
 from pytest_provenai._io import sha256_bytes
 
-SHIPPED = Path(__file__).resolve().parents[1] / "fixtures" / "hotpotqa-dev-first1"
+SHIPPED = "hotpotqa-dev-first1"
 CASE = "cases/5a8b57f25542995d1e6f1371.json"
 
 TEST_FILE = """
@@ -22,9 +22,7 @@ def test_case(provenai_case, provenai_record):
 
 def copy_set(root: Path, name: str) -> Path:
     """A copy of the shipped one-case set (the Scott Derrickson question) named ``name``."""
-    folder = root / "fixtures" / name
-    shutil.copytree(SHIPPED, folder)
-    return folder
+    return copy_fixture_set(root, SHIPPED, name)
 
 
 def project(pytester: pytest.Pytester) -> Path:
@@ -40,10 +38,6 @@ def project(pytester: pytest.Pytester) -> Path:
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist", *args)
-
-
-def results(root: Path) -> dict:
-    return json.loads((root / "results.json").read_text(encoding="utf-8"))
 
 
 def break_case(folder: Path, old: bytes, new: bytes) -> None:

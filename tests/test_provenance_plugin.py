@@ -3,20 +3,19 @@ closed, and the exposure matrix reaches the terminal summary and the results JSO
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from project import results, run, use_scripted, write_ini
 
 from pytest_provenai.frozen.write import aid, original, write_provenance_set
 from pytest_provenai.subject.exposure import AID_LABEL, OMITTED_LABEL
 
-HERE = Path(__file__).parent
-
 PLACES = ("Ashby", "Brook", "Corran")
 
 
-def no_answer_cases() -> list[dict]:
+def no_answer_cases() -> list[dict[str, Any]]:
     cases = []
     for place in PLACES:
         src = original(
@@ -43,12 +42,12 @@ def no_answer_cases() -> list[dict]:
     return cases
 
 
-def span(entry: dict, quote: str) -> list[int]:
+def span(entry: dict[str, Any], quote: str) -> list[int]:
     start = entry["text"].encode("utf-8").index(quote.encode("utf-8"))
     return [start, start + len(quote.encode("utf-8"))]
 
 
-def quotation_cases() -> list[dict]:
+def quotation_cases() -> list[dict[str, Any]]:
     src = original("hall", "The stage lift is rated for 750 kg.", title="Hall manual")
     gen = aid("hall-hyde", "The stage lift carries 900 kilograms.", parent=src, aid_kind="hyde")
     return [
@@ -131,27 +130,10 @@ def make_project(pytester: pytest.Pytester, gates: str = PASSING) -> Path:
         description="test quotation cases",
         readme="test set\n",
     )
-    (root / "script.json").write_text(json.dumps(SCRIPT), encoding="utf-8")
-    (root / "scripted.py").write_text((HERE / "scripted.py").read_text(encoding="utf-8"))
-    pytester.makeini(
-        """
-        [pytest]
-        provenai_fixtures = fixtures/na fixtures/quote
-        provenai_backend = scripted:factory
-        provenai_model = script.json
-        provenai_results = results.json
-        """
-    )
+    use_scripted(root, SCRIPT)
+    write_ini(pytester, ["fixtures/na", "fixtures/quote"])
     pytester.makepyfile(test_prov=SUITE.format(gates=gates))
     return root
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
-
-
-def results(root: Path) -> dict:
-    return json.loads((root / "results.json").read_text(encoding="utf-8"))
 
 
 NA_TEST = "test_prov.py::test_no_answer"

@@ -9,15 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
+from project import freeze_records, run, use_scripted, write_ini
 
 pytest.importorskip("faiss")
 pytest.importorskip("sentence_transformers")
 
-from pytest_provenai.frozen.freeze import freeze_hotpotqa
 from pytest_provenai.retrieval.embed import Embedder
 from pytest_provenai.retrieval.index import LOOKUP_FILE, build_index
-
-HERE = Path(__file__).parent
 
 RECORDS = [
     {
@@ -91,27 +89,12 @@ def embedder() -> Embedder:
 
 def make_project(pytester: pytest.Pytester, embedder: Embedder) -> Path:
     root = pytester.path
-    data = root / "hotpot_dev.json"
-    data.write_text(json.dumps(RECORDS), encoding="utf-8")
-    freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
-    build_index([root / "fixtures" / "mini"], root / "index", embedder=embedder, progress=False)
-    (root / "script.json").write_text(json.dumps(SCRIPT), encoding="utf-8")
-    (root / "scripted.py").write_text((HERE / "scripted.py").read_text(encoding="utf-8"))
-    pytester.makeini(
-        """
-        [pytest]
-        provenai_fixtures = fixtures/mini
-        provenai_backend = scripted:factory
-        provenai_model = script.json
-        provenai_results = results.json
-        """
-    )
+    mini = freeze_records(root, RECORDS)
+    build_index([mini], root / "index", embedder=embedder, progress=False)
+    use_scripted(root, SCRIPT)
+    write_ini(pytester, ["fixtures/mini"])
     pytester.makepyfile(test_audit=TEST_FILE)
     return root
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
 
 
 INDEX_ARGS = ("--provenai-retrieval", "index", "--provenai-index=index", "--provenai-k", "2")
