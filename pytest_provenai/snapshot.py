@@ -19,6 +19,8 @@ from typing import Any
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from pytest_provenai._io import atomic_write_text
+
 SNAPSHOT_SCHEMA_VERSION = 1
 FLOAT_PLACES = 4
 
@@ -62,6 +64,17 @@ class VerdictExtension(SingleFileSnapshotExtension):
     @classmethod
     def dirname(cls, *, test_location: Any) -> str:
         return str(Path(cls.golden_root) / cls.model_folder / test_location.basename)
+
+    @classmethod
+    def write_snapshot_collection(
+        cls, *, snapshot_collection: Any, name_order: dict[str, int] | None = None
+    ) -> None:
+        """Write the one snapshot atomically (temp file + rename): a failure while encoding
+        or writing leaves the old file as it was (syrupy opens the file for writing first)."""
+        data = next(iter(snapshot_collection)).data
+        if not isinstance(data, str):
+            raise TypeError(f"a golden snapshot is text, got {type(data).__name__}")
+        atomic_write_text(snapshot_collection.location, data)
 
 
 def extension_for(
