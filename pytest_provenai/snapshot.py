@@ -2,27 +2,38 @@
 
 Layout (deterministic names, one file per case, like pytest-recording's cassettes)::
 
-    golden/<model-name>/<test module>/<test function>[<case id>].json
+    golden/<model-name>/<test module>/<test function>[<case name>].json
 
 Snapshots are kept per model name so switching models compares like with like; the model
 identity (name, weights digest, decoding) is inside every record. Floats are rounded to 4
 places and keys sorted, so a snapshot changes only when a verdict or a number that matters
 changes. Timings never enter a record.
+
+A golden file's name is its test id made safe by :func:`golden_stem` (injective, one path
+component); a write replaces the file atomically.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
+from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_provenai._io import atomic_write_text
 
 SNAPSHOT_SCHEMA_VERSION = 1
 FLOAT_PLACES = 4
+SUFFIX = ".json"
+# Characters a portable file name cannot hold, plus the two escape characters themselves.
+_ESCAPED = frozenset('/\\?*:|"<>%~')
+_NAME_BYTES = 255  # the file name limit of ext4, APFS, NTFS
+_DIGEST_HEX = 16
 
 
 def stable(obj: Any) -> Any:
@@ -50,11 +61,35 @@ def model_slug(name: str) -> str:
     return slug or "model"
 
 
+def golden_stem(name: str) -> str:
+    """The golden file name (without ``.json``) of syrupy's snapshot name ``name``, e.g.
+    ``test_fid[5a8b…]`` or ``test_fid[hotpotqa-dev60/5a8b…]`` (a case id two sets share).
+
+    Injective and one path component: ``/ \\ ? * : | " < >``, control and other
+    non-printing characters, and ``%`` and ``~`` themselves, become ``%XX`` (their UTF-8
+    bytes), so distinct names give distinct files and a name never leaves its folder. Every
+    other character stays, so a case id (``[A-Za-z0-9._-]``) keeps the name syrupy gave it.
+    A name over the file-name limit keeps a prefix plus ``~`` and 16 hex digits of the
+    name's sha256 (``~`` appears nowhere else)."""
+    stem = "".join(
+        "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
+        if ch in _ESCAPED or unicodedata.category(ch).startswith("C")
+        else ch
+        for ch in name
+    )
+    budget = _NAME_BYTES - len(SUFFIX)
+    if len(stem.encode("utf-8")) <= budget:
+        return stem
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST_HEX]
+    prefix = stem.encode("utf-8")[: budget - 1 - _DIGEST_HEX].decode("utf-8", "ignore")
+    return f"{prefix}~{digest}"
+
+
 class VerdictExtension(SingleFileSnapshotExtension):
     """Base class; :func:`extension_for` binds the golden folder and model name."""
 
     _write_mode = WriteMode.TEXT
-    file_extension = "json"
+    file_extension = SUFFIX[1:]
     golden_root: str = "golden"
     model_folder: str = "model"
 
@@ -64,6 +99,19 @@ class VerdictExtension(SingleFileSnapshotExtension):
     @classmethod
     def dirname(cls, *, test_location: Any) -> str:
         return str(Path(cls.golden_root) / cls.model_folder / test_location.basename)
+
+    @classmethod
+    def get_snapshot_name(cls, *, test_location: Any, index: Any = 0) -> str:
+        return golden_stem(
+            AbstractSyrupyExtension.get_snapshot_name(test_location=test_location, index=index)
+        )
+
+    @classmethod
+    def matches_test_location(cls, *, test_location: Any, snapshot_location: str) -> bool:
+        location = Path(snapshot_location)
+        return location.parent == Path(cls.dirname(test_location=test_location)) and (
+            location.name.startswith(cls.get_snapshot_name(test_location=test_location))
+        )
 
     @classmethod
     def write_snapshot_collection(

@@ -15,8 +15,11 @@ import json
 import os
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from project import GOOD_SCRIPT, RECORDS, TEST_FILE, run
 
 from pytest_provenai.frozen.freeze import freeze_hotpotqa
@@ -91,6 +94,89 @@ def accept(pytester: pytest.Pytester, root: Path, ids: list[str]) -> dict[str, b
     before = goldens(root)
     assert sorted(before) == names(ids)
     return before
+
+
+# -- 4. injective golden names, always inside their folder ----------------------------------
+def test_same_case_id_in_two_sets_gets_distinct_goldens(pytester: pytest.Pytester) -> None:
+    # set s holds x; set t holds x and sx: the test ids s/x and t/x must not share sx's file
+    sets = {"s": renamed(["x"]), "t": renamed(["x", "sx"])}
+    root = make_project(pytester, "root", sets)
+    run(pytester, "--snapshot-update").assert_outcomes(passed=3)
+    assert sorted(goldens(root)) == [
+        "test_fid[s%2Fx].json",
+        "test_fid[sx].json",
+        "test_fid[t%2Fx].json",
+    ]
+    result = run(pytester)
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.OK
+
+    # a case's name does not depend on which cases a sample draws
+    full = set(collected_ids(run(pytester, "--collect-only", "-q")))
+    assert full == {"s/x", "t/x", "sx"}
+    for seed in range(2):
+        sampled = collected_ids(
+            run(
+                pytester,
+                "--collect-only",
+                "-q",
+                "--provenai-sample",
+                "1",
+                "--provenai-seed",
+                str(seed),
+            )
+        )
+        assert len(sampled) == 1 and set(sampled) <= full
+
+
+def collected_ids(result: pytest.RunResult) -> list[str]:
+    return re.findall(r"test_fid\[(.+?)\]$", result.stdout.str(), flags=re.M)
+
+
+def test_sets_sharing_a_name_and_a_case_id_are_refused(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester, "root", {"mini": RECORDS})
+    other = root / "elsewhere" / "mini"
+    data = root / "mini_dev.json"
+    freeze_hotpotqa(data, other, seed=42)
+    result = run(
+        pytester, "--provenai-fixtures", "fixtures/mini", "elsewhere/mini", "--snapshot-update"
+    )
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["*elsewhere/mini*also*fixtures/mini*rename*"])
+    assert sorted(goldens(root)) == names(MINI)
+
+
+def stem(name: str) -> str:
+    return VerdictExtension.get_snapshot_name(test_location=SimpleNamespace(snapshot_name=name))
+
+
+def test_golden_names_keep_plain_ids_and_escape_the_rest() -> None:
+    assert stem("test_fid[5a8b57f25542995d1e6f1371]") == "test_fid[5a8b57f25542995d1e6f1371]"
+    assert stem("TestA.test_b[case-x.1_2]") == "TestA.test_b[case-x.1_2]"
+    assert stem("test_fid[s/x]") == "test_fid[s%2Fx]"
+    assert stem("test_fid[sx]") == "test_fid[sx]"
+    assert stem("test_fid[../../etc]") == "test_fid[..%2F..%2Fetc]"
+    long = stem("test_fid[" + "é" * 300 + "]")
+    assert len(long.encode("utf-8")) + len(".json") <= 255
+
+
+# names full of the characters a file name cannot hold, and long ones (the shortened form)
+NAMES = st.one_of(
+    st.text(alphabet=st.sampled_from('ab/\\%~:*?"<>|\x00\n\t[]. é\u200b'), max_size=12),
+    st.text(max_size=300),
+    st.text(alphabet="aé/", min_size=200, max_size=300),
+)
+
+
+@given(NAMES, NAMES)
+def test_golden_names_are_injective_and_stay_in_their_folder(a: str, b: str) -> None:
+    folder = Path("golden") / "m" / "test_audit"
+    sa, sb = stem(f"test_fid[{a}]"), stem(f"test_fid[{b}]")
+    for s in (sa, sb):
+        assert (folder / f"{s}.json").parent == folder
+        assert not {"/", "\\", "\0"} & set(s)
+        assert len(s.encode("utf-8")) + len(".json") <= 255
+    assert (sa == sb) == (a == b)
 
 
 # -- 6. a write that fails leaves the golden file as it was ---------------------------------
