@@ -176,6 +176,9 @@ class ProvenaiSession:
     worker_id: str | None = None
     rootdir: Path | None = None
     plan: Plan = field(default_factory=Plan)
+    # Sets the ini names beside the run's (a run given fewer --provenai-fixtures): loaded only
+    # so their cases keep their names and golden files (README, "Golden snapshots").
+    ini_sets: tuple[Path, ...] = ()
     _sets: list[ConfiguredSet] | None = None
     _params: list[CaseParam] | None = None
     _subject: Subject | None = None
@@ -234,10 +237,17 @@ class ProvenaiSession:
         return self._params
 
     def configured_sets(self) -> list[ConfiguredSet]:
-        """The run's fixture sets (loaded once, lazily)."""
+        """The run's fixture sets, then the ini's others (loaded once, lazily)."""
         if self._sets is None:
-            self._sets = load_configured_sets(self.settings.fixtures, ())
+            self._sets = load_configured_sets(self.settings.fixtures, self.ini_sets)
         return self._sets
+
+    def golden_scope(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        """What golden bookkeeping needs: the name of every case of every configured set, and
+        the sets that failed to load (while one has, no golden file can be called unused)."""
+        sets = self.configured_sets()
+        names = frozenset(case_names(sets).values())
+        return names, tuple(s.folder.name for s in sets if s.error is not None)
 
     def params_for(self, kinds: tuple[str, ...]) -> list[CaseParam]:
         """The params of a test that takes cases of ``kinds``: those cases, plus the error

@@ -10,18 +10,22 @@ places and keys sorted, so a snapshot changes only when a verdict or a number th
 changes. Timings never enter a record.
 
 A golden file's name is its test id made safe by :func:`golden_stem` (injective, one path
-component); a write replaces the file atomically.
+component); a write replaces the file atomically. Which golden files are unused is decided
+here, by :func:`unused_goldens`, not by syrupy's own discovery (README, "Golden snapshots").
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from syrupy.data import SnapshotCollections
 from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
@@ -85,6 +89,76 @@ def golden_stem(name: str) -> str:
     return f"{prefix}~{digest}"
 
 
+# -- unused golden files -------------------------------------------------------------------
+def unused_goldens(folder: Path, functions: Iterable[str], known: Collection[str]) -> list[Path]:
+    """The golden files in ``folder`` of the test functions ``functions`` (``test_fid``,
+    ``TestA.test_b``) whose case name is not in ``known``: their case is in no configured
+    fixture set. Files of other tests, of known cases (with any assertion index suffix), or
+    with a shortened name (``~``, the case cannot be told) are never unused."""
+    owners = set(functions)
+    known_stems = {golden_stem(f"{f}[{n}]") for f in owners for n in known}
+    unused = []
+    for path in sorted(folder.iterdir()) if folder.is_dir() else ():
+        stem = path.name[: -len(SUFFIX)]
+        if (
+            not path.name.endswith(SUFFIX)
+            or path.name.startswith(".")
+            or path.is_symlink()
+            or not path.is_file()
+            or "~" in stem
+            or stem.split("[", 1)[0] not in owners
+            or "[" not in stem
+        ):
+            continue
+        prefixes = (stem[: i + 1] for i, ch in enumerate(stem) if ch == "]")
+        if not any(p in known_stems for p in prefixes):
+            unused.append(path)
+    return unused
+
+
+def settle_unused(
+    functions: Mapping[str, Iterable[str]],
+    known: Collection[str],
+    failed_sets: Sequence[str],
+    *,
+    update: bool,
+    cleanup: bool,
+    warn: bool,
+    shown: Callable[[Path], str],
+) -> tuple[list[str], bool]:
+    """Golden bookkeeping at the end of a run, as syrupy does for its unused snapshots:
+    ``functions`` maps each golden folder the run used to its test functions that ran.
+    While a set in ``failed_sets`` failed to load nothing is judged. Unused files
+    (:func:`unused_goldens`) are deleted under ``update`` with ``cleanup``, else reported.
+    Returns the summary lines and whether the run fails (unused files, no ``update``, no
+    ``warn``)."""
+    if failed_sets:
+        return [
+            f"unused golden files not checked: fixture set(s) {', '.join(failed_sets)} failed "
+            "to load, so no golden file was reported or deleted as unused"
+        ], False
+    unused = [
+        path
+        for folder, names in sorted(functions.items())
+        for path in unused_goldens(Path(folder), names, known)
+    ]
+    if not unused:
+        return [], False
+    n, files = len(unused), "file" if len(unused) == 1 else "files"
+    if update and cleanup:
+        for path in unused:
+            path.unlink()
+        lines = [f"{n} unused golden {files} deleted (case in no configured fixture set)"]
+        return lines + [f"Deleted {shown(p)}" for p in unused], False
+    lines = [f"{n} golden {files} unused: the case is in no configured fixture set"]
+    lines += [f"Unused {shown(p)}" for p in unused]
+    if update:
+        return lines, False
+    lines.append("Re-run pytest with --snapshot-update to delete unused golden files.")
+    return lines, not warn
+
+
+# -- the extension -------------------------------------------------------------------------
 class VerdictExtension(SingleFileSnapshotExtension):
     """Base class; :func:`extension_for` binds the golden folder and model name."""
 
@@ -113,24 +187,35 @@ class VerdictExtension(SingleFileSnapshotExtension):
             location.name.startswith(cls.get_snapshot_name(test_location=test_location))
         )
 
+    def discover_snapshots(
+        self, *, test_location: Any, ignore_extensions: list[str] | None = None
+    ) -> SnapshotCollections:
+        """Nothing: syrupy never counts a golden file as unused (nor deletes one). Which are
+        unused depends on the configured fixture sets, which only the plugin knows; it
+        reports them with :func:`unused_goldens`."""
+        return SnapshotCollections()
+
     @classmethod
     def write_snapshot_collection(
         cls, *, snapshot_collection: Any, name_order: dict[str, int] | None = None
     ) -> None:
         """Write the one snapshot atomically (temp file + rename): a failure while encoding
         or writing leaves the old file as it was (syrupy opens the file for writing first)."""
+        location = Path(snapshot_collection.location)
         data = next(iter(snapshot_collection)).data
         if not isinstance(data, str):
             raise TypeError(f"a golden snapshot is text, got {type(data).__name__}")
-        atomic_write_text(snapshot_collection.location, data)
+        atomic_write_text(location, data)
 
 
+@functools.cache
 def extension_for(
     golden_root: Path, model_name: str, variant: str | None = None
 ) -> type[VerdictExtension]:
     """A VerdictExtension subclass writing under ``golden_root/<model slug>/``, or
     ``golden_root/<model slug>@<variant>/`` when a ``variant`` is given (e.g. ``index-k10``
-    in retrieval index mode, so those verdicts never overwrite the distractor ones)."""
+    in retrieval index mode, so those verdicts never overwrite the distractor ones). One
+    class per folder, so syrupy treats all of a folder's snapshots alike."""
     folder = model_slug(model_name) + (f"@{model_slug(variant)}" if variant else "")
     return type(
         "VerdictExtension_" + re.sub(r"\W", "_", folder),

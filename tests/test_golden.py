@@ -96,6 +96,147 @@ def accept(pytester: pytest.Pytester, root: Path, ids: list[str]) -> dict[str, b
     return before
 
 
+# -- 1. selection: a run leaves the goldens of cases it did not select alone ----------------
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_sampled_run_neither_fails_on_nor_deletes_unselected_goldens(
+    pytester: pytest.Pytester, layout: str
+) -> None:
+    root = make_project(pytester, layout)
+    before = accept(pytester, root, MINI)
+
+    result = run(pytester, "--provenai-sample", "1")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK
+    assert_nothing_unused(result)
+
+    run(pytester, "--provenai-sample", "1", "--snapshot-update").assert_outcomes(passed=1)
+    assert goldens(root) == before
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_run_over_fewer_sets_keeps_the_other_sets_goldens(
+    pytester: pytest.Pytester, layout: str
+) -> None:
+    root = make_project(pytester, layout, {"mini": RECORDS, "other": renamed(OTHER)})
+    before = accept(pytester, root, MINI + OTHER)
+
+    result = run(pytester, "--provenai-fixtures", "fixtures/mini")
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.OK
+    assert_nothing_unused(result)
+
+    run(pytester, "--provenai-fixtures", "fixtures/mini", "--snapshot-update").assert_outcomes(
+        passed=3
+    )
+    assert goldens(root) == before
+
+
+def test_keyword_run_keeps_deselected_goldens(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester, "shipped")
+    before = accept(pytester, root, MINI)
+    run(pytester, "-k", "case-alpha", "--snapshot-update").assert_outcomes(passed=1)
+    assert goldens(root) == before
+
+
+def test_case_that_fails_before_asserting_keeps_its_golden(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester, "root")
+    before = accept(pytester, root, MINI)
+    (root / "test_audit.py").write_text(
+        """
+from pytest_provenai.audit.fidelity import fidelity_record
+
+def test_fid(provenai_case, provenai_subject, provenai_record, provenai_snapshot):
+    if provenai_case.id == "case-beta":
+        raise RuntimeError("backend down")
+    trace = provenai_subject.answer(provenai_case)
+    assert provenai_record(fidelity_record(provenai_case, trace)) == provenai_snapshot
+""",
+        encoding="utf-8",
+    )
+    result = run(pytester, "--snapshot-update")
+    result.assert_outcomes(passed=2, failed=1)
+    assert goldens(root) == before
+
+
+# -- 1. unused: a golden whose case is in no configured set ---------------------------------
+def invocation(layout: str, how: str) -> list[str]:
+    module = "suites/test_audit.py" if layout == "shipped" else "test_audit.py"
+    return {
+        "no-args": [],
+        "module-path": [module],
+        "node-id": [f"{module}::test_fid"],
+        "keyword": ["-k", "case-alpha"],
+        "xdist": ["-n", "2"],
+    }[how]
+
+
+HOWS = ["no-args", "module-path", "node-id", "keyword"]
+
+
+# xdist once, in the shipped layout: each -n 2 run costs seconds
+@pytest.mark.parametrize(
+    ("layout", "how"), [(lay, how) for lay in LAYOUTS for how in HOWS] + [("shipped", "xdist")]
+)
+def test_golden_of_a_case_in_no_configured_set_is_unused(
+    pytester: pytest.Pytester, layout: str, how: str
+) -> None:
+    root = make_project(pytester, layout)
+    before = accept(pytester, root, MINI)
+    orphan = golden_dir(root) / "test_fid[bogus-case].json"
+    orphan.write_bytes(before["test_fid[case-beta].json"])
+    args = invocation(layout, how)
+
+    result = run(pytester, *args)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*1 golden file unused*",
+            "*golden/scripted-good/test_audit/test_fid?bogus-case?.json*",
+            "*--snapshot-update*",
+        ]
+    )
+
+    result = run(pytester, *args, "--snapshot-update")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        ["*Deleted*golden/scripted-good/test_audit/test_fid?bogus-case?.json*"]
+    )
+    assert goldens(root) == before
+
+
+def test_warn_unused_and_no_cleanup_are_honoured(pytester: pytest.Pytester) -> None:
+    root = make_project(pytester, "shipped")
+    before = accept(pytester, root, MINI)
+    orphan = golden_dir(root) / "test_fid[bogus-case].json"
+    orphan.write_bytes(b"{}\n")
+    result = run(pytester, "--snapshot-warn-unused")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*1 golden file unused*"])
+    run(pytester, "--snapshot-update", "--snapshot-no-cleanup")
+    assert orphan.read_bytes() == b"{}\n"
+    assert goldens(root) == {**before, orphan.name: b"{}\n"}
+
+
+# -- 2. a set that failed to load: nothing under golden/ changes ----------------------------
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_goldens_of_a_set_that_failed_to_load_are_untouched(
+    pytester: pytest.Pytester, layout: str
+) -> None:
+    root = make_project(pytester, layout, {"mini": RECORDS, "other": renamed(OTHER)})
+    before = accept(pytester, root, MINI + OTHER)
+    orphan = golden_dir(root) / "test_fid[bogus-case].json"
+    orphan.write_bytes(b"{}\n")
+    case_file = root / "fixtures" / "other" / "cases" / "case-delta.json"
+    doc = json.loads(case_file.read_text(encoding="utf-8"))
+    doc["sources"][0]["sha256"] = "0" * 64
+    case_file.write_text(json.dumps(doc), encoding="utf-8")
+
+    result = run(pytester, "--snapshot-update")
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["*fixture-error:other*", "*golden files*not checked*other*"])
+    assert goldens(root) == {**before, orphan.name: b"{}\n"}
+
+
 # -- 4. injective golden names, always inside their folder ----------------------------------
 def test_same_case_id_in_two_sets_gets_distinct_goldens(pytester: pytest.Pytester) -> None:
     # set s holds x; set t holds x and sx: the test ids s/x and t/x must not share sx's file
