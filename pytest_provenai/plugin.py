@@ -28,7 +28,7 @@ import pytest
 from pytest_provenai import gates as gates_mod
 from pytest_provenai import options as opt
 from pytest_provenai._io import sweep_stale_temps
-from pytest_provenai.errors import CaseTimeout, FixtureSetError, ProvenaiError
+from pytest_provenai.errors import CaseTimeout, FixtureSetError, GoldenError, ProvenaiError
 from pytest_provenai.frozen.model import KINDS, AnyCase
 from pytest_provenai.report.results import RunResults
 from pytest_provenai.session import CaseParam, ProvenaiSession
@@ -277,18 +277,30 @@ def provenai_snapshot(snapshot: Any, provenai_subject: Subject, pytestconfig: py
 class GoldenBook:
     """Golden bookkeeping (README, "Golden snapshots"), a plugin of its own like syrupy's
     DeferXDist. The ``provenai_snapshot`` fixture tells it each golden folder and test
-    function a run uses; at the end the controller reports the golden files of those tests
-    whose case is in no configured fixture set (exit status 1) or, under
-    ``--snapshot-update``, deletes them. syrupy's own unused-snapshot discovery never sees
-    golden files (``VerdictExtension.discover_snapshots``)."""
+    function a run uses (refusing a folder that holds a symlink); at the end the controller
+    reports the golden files of those tests whose case is in no configured fixture set (exit
+    status 1) or, under ``--snapshot-update``, deletes them. syrupy's own unused-snapshot
+    discovery never sees golden files (``VerdictExtension.discover_snapshots``)."""
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.functions: dict[str, set[str]] = defaultdict(set)  # golden folder -> tests
+        self.refused: dict[str, str | None] = {}  # golden folder -> symlink error, checked once
         self.lines: list[str] = []
 
     def use(self, folder: Path, function: str) -> None:
-        self.functions[str(folder)].add(function)
+        from pytest_provenai.snapshot import check_golden_folder
+
+        key = str(folder)
+        if key not in self.refused:
+            try:
+                check_golden_folder(_session(self.config).settings.golden, folder)
+                self.refused[key] = None
+            except GoldenError as exc:
+                self.refused[key] = str(exc)
+        if self.refused[key] is not None:
+            raise GoldenError(self.refused[key])
+        self.functions[key].add(function)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

@@ -10,8 +10,10 @@ places and keys sorted, so a snapshot changes only when a verdict or a number th
 changes. Timings never enter a record.
 
 A golden file's name is its test id made safe by :func:`golden_stem` (injective, one path
-component); a write replaces the file atomically. Which golden files are unused is decided
-here, by :func:`unused_goldens`, not by syrupy's own discovery (README, "Golden snapshots").
+component). Golden files and the folders above them are regular files and folders: a symlink
+is refused (:func:`check_golden_folder`), never read or written through, and a write replaces
+the file atomically. Which golden files are unused is decided here, by
+:func:`unused_goldens`, not by syrupy's own discovery (README, "Golden snapshots").
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import re
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -30,6 +33,7 @@ from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_provenai._io import atomic_write_text
+from pytest_provenai.errors import GoldenError
 
 SNAPSHOT_SCHEMA_VERSION = 1
 FLOAT_PLACES = 4
@@ -87,6 +91,38 @@ def golden_stem(name: str) -> str:
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST_HEX]
     prefix = stem.encode("utf-8")[: budget - 1 - _DIGEST_HEX].decode("utf-8", "ignore")
     return f"{prefix}~{digest}"
+
+
+# -- symlinks ------------------------------------------------------------------------------
+def _refuse_symlink(path: Path) -> None:
+    if path.is_symlink():
+        raise GoldenError(
+            f"{path} is a symlink (to {os.readlink(path)}); golden snapshots must be regular "
+            "files in regular folders, never read or written through a link: replace it with "
+            "a copy of what it points to, or point provenai_golden at the real folder"
+        )
+
+
+def check_golden_path(root: Path, path: Path) -> None:
+    """Raise :class:`GoldenError` if ``root`` or anything between it and ``path`` (``path``
+    included) is a symlink, or if ``path`` is not inside ``root``."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        raise GoldenError(f"{path} is not inside the golden folder {root}") from None
+    current = root
+    _refuse_symlink(current)
+    for part in parts:
+        current = current / part
+        _refuse_symlink(current)
+
+
+def check_golden_folder(root: Path, folder: Path) -> None:
+    """:func:`check_golden_path` for ``folder`` and every entry in it."""
+    check_golden_path(root, folder)
+    if folder.is_dir():
+        for entry in sorted(folder.iterdir()):
+            _refuse_symlink(entry)
 
 
 # -- unused golden files -------------------------------------------------------------------
@@ -195,16 +231,27 @@ class VerdictExtension(SingleFileSnapshotExtension):
         reports them with :func:`unused_goldens`."""
         return SnapshotCollections()
 
+    def read_snapshot_data_from_location(
+        self, *, snapshot_location: str, snapshot_name: str, session_id: str
+    ) -> Any:
+        check_golden_path(Path(self.golden_root), Path(snapshot_location))
+        return super().read_snapshot_data_from_location(
+            snapshot_location=snapshot_location,
+            snapshot_name=snapshot_name,
+            session_id=session_id,
+        )
+
     @classmethod
     def write_snapshot_collection(
         cls, *, snapshot_collection: Any, name_order: dict[str, int] | None = None
     ) -> None:
-        """Write the one snapshot atomically (temp file + rename): a failure while encoding
-        or writing leaves the old file as it was (syrupy opens the file for writing first)."""
+        """Write the one snapshot atomically (temp file + rename, never through a symlink):
+        a failure while encoding or writing leaves the old file as it was."""
         location = Path(snapshot_collection.location)
         data = next(iter(snapshot_collection)).data
         if not isinstance(data, str):
             raise TypeError(f"a golden snapshot is text, got {type(data).__name__}")
+        check_golden_path(Path(cls.golden_root), location)
         atomic_write_text(location, data)
 
 

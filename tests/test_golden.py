@@ -237,6 +237,46 @@ def test_goldens_of_a_set_that_failed_to_load_are_untouched(
     assert goldens(root) == {**before, orphan.name: b"{}\n"}
 
 
+# -- 3. symlinks under golden/ are refused ---------------------------------------------------
+@pytest.mark.parametrize("what", ["file", "module-folder", "golden-root"])
+def test_symlink_under_golden_is_refused(pytester: pytest.Pytester, what: str) -> None:
+    root = make_project(pytester, "root")
+    accept(pytester, root, MINI)
+    outside = root / "outside"
+    outside.mkdir()
+    target = outside / "precious.txt"
+    target.write_text("keep me\n", encoding="utf-8")
+    if what == "file":
+        link = golden_dir(root) / "test_fid[case-beta].json"
+        link.unlink()
+        link.symlink_to(target)
+    elif what == "module-folder":
+        link = golden_dir(root)
+        for p in link.iterdir():
+            p.rename(outside / p.name)
+        link.rmdir()
+        link.symlink_to(outside, target_is_directory=True)
+    else:
+        link = root / "golden"
+        link.rename(outside / "golden")
+        link.symlink_to(outside / "golden", target_is_directory=True)
+    snapshot = {
+        p.relative_to(outside).as_posix(): p.read_bytes() for p in outside.rglob("*") if p.is_file()
+    }
+    changed = json.loads(json.dumps(GOOD_SCRIPT))
+    changed["script"]["Beta and Delta"] = "Answer: no [R2]"
+    (root / "script.json").write_text(json.dumps(changed), encoding="utf-8")
+
+    result = run(pytester, "--snapshot-update", "--provenai-no-cache")
+    assert result.ret != pytest.ExitCode.OK
+    shown = link.relative_to(root).as_posix()
+    result.stdout.fnmatch_lines([f"*{re.sub(r'[][]', '?', shown)} is a symlink*regular*"])
+    assert target.read_text(encoding="utf-8") == "keep me\n"
+    assert {
+        p.relative_to(outside).as_posix(): p.read_bytes() for p in outside.rglob("*") if p.is_file()
+    } == snapshot
+
+
 # -- 4. injective golden names, always inside their folder ----------------------------------
 def test_same_case_id_in_two_sets_gets_distinct_goldens(pytester: pytest.Pytester) -> None:
     # set s holds x; set t holds x and sx: the test ids s/x and t/x must not share sx's file
