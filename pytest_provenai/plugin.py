@@ -331,6 +331,7 @@ class GoldenBook:
         if fail and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
+    @pytest.hookimpl(trylast=True)  # after syrupy's snapshot report
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.lines:
             terminalreporter.write_sep("-", "provenai golden snapshots")
