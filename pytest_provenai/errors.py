@@ -44,6 +44,11 @@ class RetrievalError(ProvenaiError):
     message names the file or field and the fix."""
 
 
+class GoldenError(ProvenaiError):
+    """A golden snapshot file or folder cannot be used (a symlink under the golden folder);
+    the message names it and the fix."""
+
+
 class FixtureSetError(Exception):
     """Raised at setup of the test standing for a fixture set that failed to load."""
 

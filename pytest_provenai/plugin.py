@@ -14,9 +14,13 @@ Fixtures a test can request:
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import threading
+from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +28,7 @@ import pytest
 from pytest_provenai import gates as gates_mod
 from pytest_provenai import options as opt
 from pytest_provenai._io import sweep_stale_temps
-from pytest_provenai.errors import CaseTimeout, FixtureSetError, ProvenaiError
+from pytest_provenai.errors import CaseTimeout, FixtureSetError, GoldenError, ProvenaiError
 from pytest_provenai.frozen.model import KINDS, AnyCase
 from pytest_provenai.report.results import RunResults
 from pytest_provenai.session import CaseParam, ProvenaiSession
@@ -33,6 +37,9 @@ from pytest_provenai.subject.subject import Subject
 SESSION_KEY = pytest.StashKey[ProvenaiSession]()
 RESULTS_KEY = pytest.StashKey[RunResults]()
 REPORT_SINK = "provenai-report-sink"
+GOLDEN_KEY = pytest.StashKey["GoldenBook"]()
+GOLDEN_BOOK = "provenai-golden"
+GOLDEN_WORKEROUTPUT_KEY = "provenai_golden"
 WORKEROUTPUT_KEY = "provenai"
 KIND_MARKER = "provenai_kind"
 DEFAULT_KINDS = ("hotpotqa",)
@@ -110,16 +117,24 @@ def pytest_configure(config: pytest.Config) -> None:
     worker_id = getattr(config, "workerinput", {}).get("workerid")
     if worker_id is None and settings.cache is not None:
         sweep_stale_temps(settings.cache)  # left by a process killed mid-write
-    state = ProvenaiSession(settings=settings, worker_id=worker_id, rootdir=config.rootpath)
+    state = ProvenaiSession(
+        settings=settings,
+        worker_id=worker_id,
+        rootdir=config.rootpath,
+        ini_sets=tuple(config.getini(opt.FIXTURES)),
+    )
     config.stash[SESSION_KEY] = state
     if worker_id is None:
         config.pluginmanager.register(_ReportSink(state), name=REPORT_SINK)
+    config.stash[GOLDEN_KEY] = GoldenBook(config)
+    config.pluginmanager.register(config.stash[GOLDEN_KEY], name=GOLDEN_BOOK)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    sink = config.pluginmanager.get_plugin(REPORT_SINK)
-    if sink is not None:
-        config.pluginmanager.unregister(sink)
+    for name in (REPORT_SINK, GOLDEN_BOOK):
+        plugin = config.pluginmanager.get_plugin(name)
+        if plugin is not None:
+            config.pluginmanager.unregister(plugin)
 
 
 # -- parametrisation and collection ----------------------------------------------------------
@@ -249,9 +264,79 @@ def provenai_snapshot(snapshot: Any, provenai_subject: Subject, pytestconfig: py
 
     settings = _session(pytestconfig).settings
     variant = f"index-k{settings.k}" if settings.retrieval == "index" else None
-    return snapshot.use_extension(
-        extension_for(settings.golden, provenai_subject.identity.name, variant)
+    extension = extension_for(settings.golden, provenai_subject.identity.name, variant)
+    assertion = snapshot.use_extension(extension)
+    location = assertion.test_location
+    pytestconfig.stash[GOLDEN_KEY].use(
+        Path(extension.dirname(test_location=location)), location.snapshot_name.split("[")[0]
     )
+    return assertion
+
+
+# -- golden snapshots ------------------------------------------------------------------------
+class GoldenBook:
+    """Golden bookkeeping (README, "Golden snapshots"), a plugin of its own like syrupy's
+    DeferXDist. The ``provenai_snapshot`` fixture tells it each golden folder and test
+    function a run uses (refusing a folder that holds a symlink); at the end the controller
+    reports the golden files of those tests whose case is in no configured fixture set (exit
+    status 1) or, under ``--snapshot-update``, deletes them. syrupy's own unused-snapshot
+    discovery never sees golden files (``VerdictExtension.discover_snapshots``)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.functions: dict[str, set[str]] = defaultdict(set)  # golden folder -> tests
+        self.refused: dict[str, str | None] = {}  # golden folder -> symlink error, checked once
+        self.lines: list[str] = []
+
+    def use(self, folder: Path, function: str) -> None:
+        from pytest_provenai.snapshot import check_golden_folder
+
+        key = str(folder)
+        if key not in self.refused:
+            try:
+                check_golden_folder(_session(self.config).settings.golden, folder)
+                self.refused[key] = None
+            except GoldenError as exc:
+                self.refused[key] = str(exc)
+        if self.refused[key] is not None:
+            raise GoldenError(self.refused[key])
+        self.functions[key].add(function)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        payload = getattr(node, "workeroutput", {}).get(GOLDEN_WORKEROUTPUT_KEY)
+        for folder, functions in json.loads(payload or "{}").items():
+            self.functions[folder].update(functions)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        config = self.config
+        if _is_worker(config):
+            payload = {folder: sorted(fns) for folder, fns in self.functions.items()}
+            config.workeroutput[GOLDEN_WORKEROUTPUT_KEY] = json.dumps(payload)  # type: ignore[attr-defined]
+            return
+        if not self.functions or config.getoption("disable_unused_snapshots", False):
+            return
+        from pytest_provenai.snapshot import settle_unused
+
+        known, failed = _session(config).golden_scope()
+        self.lines, fail = settle_unused(
+            self.functions,
+            known,
+            failed,
+            update=bool(config.getoption("update_snapshots", False)),
+            cleanup=not config.getoption("no_cleanup", False),
+            warn=bool(config.getoption("warn_unused_snapshots", False)),
+            shown=lambda p: os.path.relpath(p, config.rootpath),
+        )
+        if fail and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(trylast=True)  # after syrupy's snapshot report
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.lines:
+            terminalreporter.write_sep("-", "provenai golden snapshots")
+            for line in self.lines:
+                terminalreporter.write_line(line)
 
 
 # -- the per-case time limit (--provenai-timeout) --------------------------------------------

@@ -24,7 +24,8 @@ import json
 import subprocess
 import time
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -111,11 +112,74 @@ def git_revision(folder: Path) -> str | None:
 
 
 @dataclass
+class ConfiguredSet:
+    """A fixture set the run uses (``in_run``) or only the ini names: its cases, or the error
+    that kept it from loading."""
+
+    folder: Path
+    in_run: bool
+    cases: tuple[AnyCase, ...] = ()
+    error: FixtureError | None = None
+
+
+def load_configured_sets(run: Sequence[Path], ini: Sequence[Path]) -> list[ConfiguredSet]:
+    """Load the run's sets, then the ini's others, each folder once. One bad set does not stop
+    the others; two sets of one name that hold one case id would give both cases one name,
+    so the later of them fails as if it had not loaded."""
+    from pytest_provenai.frozen.load import load_fixture_set
+
+    sets: list[ConfiguredSet] = []
+    seen: set[Path] = set()
+    for folder, in_run in [*((f, True) for f in run), *((f, False) for f in ini)]:
+        if folder.resolve() in seen:
+            continue
+        seen.add(folder.resolve())
+        try:
+            sets.append(ConfiguredSet(folder, in_run, load_fixture_set(folder).cases))
+        except FixtureError as err:
+            sets.append(ConfiguredSet(folder, in_run, error=err))
+    owner: dict[tuple[str, str], Path] = {}
+    for s in sets:
+        keys = {(c.fixture_set.casefold(), c.id.casefold()): c for c in s.cases}
+        clash = next((k for k in keys if k in owner), None)
+        if clash is not None:
+            case = keys[clash]
+            s.error = FixtureError(
+                str(s.folder),
+                "",
+                f"a set name that no other configured set holding case {case.id!r} has",
+                f"{case.fixture_set!r}, also the name of {owner[clash]}: the two cases would "
+                "share one test id and golden file; rename one of the set folders",
+            )
+            s.cases = ()
+            continue
+        owner.update(dict.fromkeys(keys, s.folder))
+    return sets
+
+
+def case_names(sets: Sequence[ConfiguredSet]) -> dict[tuple[str, str], str]:
+    """(set name, case id) -> the case's name, which is its test id and golden file name: its
+    id, or ``<set>/<id>`` where configured sets share the id (compared ignoring case, as a
+    golden folder may live on a case-insensitive file system). It depends on the configured
+    sets only, never on which cases a run samples or selects."""
+    cases = [c for s in sets for c in s.cases]
+    count = Counter(c.id.casefold() for c in cases)
+    return {
+        (c.fixture_set, c.id): c.id if count[c.id.casefold()] == 1 else f"{c.fixture_set}/{c.id}"
+        for c in cases
+    }
+
+
+@dataclass
 class ProvenaiSession:
     settings: Settings
     worker_id: str | None = None
     rootdir: Path | None = None
     plan: Plan = field(default_factory=Plan)
+    # Sets the ini names beside the run's (a run given fewer --provenai-fixtures): loaded only
+    # so their cases keep their names and golden files (README, "Golden snapshots").
+    ini_sets: tuple[Path, ...] = ()
+    _sets: list[ConfiguredSet] | None = None
     _params: list[CaseParam] | None = None
     _subject: Subject | None = None
     subject_error: Exception | None = None
@@ -145,15 +209,15 @@ class ProvenaiSession:
         ``--provenai-sample`` samples each fixture kind on its own, so adding sets of another
         kind never changes which cases of a kind are chosen."""
         if self._params is None:
-            from pytest_provenai.frozen.load import load_fixture_set, manifest_kind
+            from pytest_provenai.frozen.load import manifest_kind
 
-            cases: list[AnyCase] = []
-            failed: list[tuple[str, FixtureError, str | None]] = []
-            for folder in self.settings.fixtures:
-                try:
-                    cases.extend(load_fixture_set(folder).cases)
-                except FixtureError as err:  # one bad set must not stop the others
-                    failed.append((folder.name, err, manifest_kind(folder)))
+            sets = [s for s in self.configured_sets() if s.in_run]
+            cases: list[AnyCase] = [c for s in sets for c in s.cases]
+            failed = [
+                (s.folder.name, s.error, manifest_kind(s.folder))
+                for s in sets
+                if s.error is not None
+            ]
             of_kind: dict[str, list[int]] = defaultdict(list)
             for index, case in enumerate(cases):
                 of_kind[case.kind].append(index)
@@ -163,21 +227,27 @@ class ProvenaiSession:
                 for j in sample_indices(len(indices), self.settings.sample, self.settings.seed)
             )
             chosen = [cases[i] for i in keep]
-            seen: dict[str, int] = defaultdict(int)
-            for c in chosen:
-                seen[c.id] += 1
-            params = [
-                CaseParam(
-                    id=c.id if seen[c.id] == 1 else f"{c.fixture_set}/{c.id}", case=c, kind=c.kind
-                )
-                for c in chosen
-            ]
+            names = case_names(self.configured_sets())
+            params = [CaseParam(id=names[c.fixture_set, c.id], case=c, kind=c.kind) for c in chosen]
             for name, set_error, set_kind in failed:
                 if str(set_error) not in self.plan.fixture_errors:
                     self.plan.fixture_errors.append(str(set_error))
                 params.append(CaseParam(id=f"fixture-error:{name}", error=set_error, kind=set_kind))
             self._params = params
         return self._params
+
+    def configured_sets(self) -> list[ConfiguredSet]:
+        """The run's fixture sets, then the ini's others (loaded once, lazily)."""
+        if self._sets is None:
+            self._sets = load_configured_sets(self.settings.fixtures, self.ini_sets)
+        return self._sets
+
+    def golden_scope(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        """What golden bookkeeping needs: the name of every case of every configured set, and
+        the sets that failed to load (while one has, no golden file can be called unused)."""
+        sets = self.configured_sets()
+        names = frozenset(case_names(sets).values())
+        return names, tuple(s.folder.name for s in sets if s.error is not None)
 
     def params_for(self, kinds: tuple[str, ...]) -> list[CaseParam]:
         """The params of a test that takes cases of ``kinds``: those cases, plus the error
