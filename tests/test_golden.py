@@ -16,6 +16,7 @@ import os
 import re
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -31,7 +32,7 @@ MINI = ["case-alpha", "case-beta", "case-gamma"]
 OTHER = ["case-delta", "case-epsilon"]
 
 
-def renamed(ids: list[str]) -> list[dict]:
+def renamed(ids: list[str]) -> list[dict[str, Any]]:
     """Copies of the first len(ids) test records under new case ids (same questions)."""
     return [dict(rec, _id=new) for rec, new in zip(RECORDS[: len(ids)], ids, strict=True)]
 
@@ -39,7 +40,7 @@ def renamed(ids: list[str]) -> list[dict]:
 def make_project(
     pytester: pytest.Pytester,
     layout: str,
-    sets: dict[str, list[dict]] | None = None,
+    sets: dict[str, list[dict[str, Any]]] | None = None,
     test_file: str = TEST_FILE.format(gates=""),
 ) -> Path:
     """A project with fixture sets ``sets`` (name -> HotpotQA records; default: mini = the
@@ -385,7 +386,7 @@ def test_fid(provenai_case, provenai_subject, provenai_record, provenai_snapshot
 def test_unit_failed_write_keeps_the_old_bytes(tmp_path: Path) -> None:
     from syrupy.data import Snapshot, SnapshotCollection
 
-    ext = type("Ext", (VerdictExtension,), {"golden_root": str(tmp_path)})
+    ext: Any = type("Ext", (VerdictExtension,), {"golden_root": str(tmp_path)})
     target = tmp_path / "model" / "test_audit" / "test_fid[x].json"
     target.parent.mkdir(parents=True)
     target.write_bytes(b"old\n")
