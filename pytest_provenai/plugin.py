@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import tempfile
 import threading
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -33,13 +35,17 @@ from pytest_provenai.frozen.model import KINDS, AnyCase
 from pytest_provenai.report.results import RunResults
 from pytest_provenai.session import CaseParam, ProvenaiSession
 from pytest_provenai.subject.subject import Subject
+from pytest_provenai.subject.trace import Trace
 
 SESSION_KEY = pytest.StashKey[ProvenaiSession]()
 RESULTS_KEY = pytest.StashKey[RunResults]()
+CHANNEL_KEY = pytest.StashKey[Path]()
+CHANNEL_INPUT = "provenai_progress"
 REPORT_SINK = "provenai-report-sink"
 GOLDEN_KEY = pytest.StashKey["GoldenBook"]()
 GOLDEN_BOOK = "provenai-golden"
 GOLDEN_WORKEROUTPUT_KEY = "provenai_golden"
+PROGRESS = "provenai-progress"
 WORKEROUTPUT_KEY = "provenai"
 KIND_MARKER = "provenai_kind"
 DEFAULT_KINDS = ("hotpotqa",)
@@ -130,11 +136,101 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(config.stash[GOLDEN_KEY], name=GOLDEN_BOOK)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist starts its workers (they get the channel)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if SESSION_KEY in session.config.stash:  # after configure, so the terminal reporter exists
+        _configure_progress(session.config, _session(session.config))
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for name in (REPORT_SINK, GOLDEN_BOOK):
+    for name in (REPORT_SINK, GOLDEN_BOOK, PROGRESS):
         plugin = config.pluginmanager.get_plugin(name)
         if plugin is not None:
             config.pluginmanager.unregister(plugin)
+    if SESSION_KEY in config.stash and _session(config).live is not None:
+        _session(config).live.close()  # type: ignore[union-attr]
+    channel = config.stash.get(CHANNEL_KEY, None)
+    if channel is not None:
+        shutil.rmtree(channel, ignore_errors=True)
+
+
+# -- progress (progress.py): a live line on the controller, status from each test process ----
+def _configure_progress(config: pytest.Config, state: ProvenaiSession) -> None:
+    from pytest_provenai.progress import LiveStatus, ProgressReporter, open_tty, read_channel
+
+    settings = state.settings
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:  # an xdist worker: its status goes to the controller's folder
+        given = workerinput.get(CHANNEL_INPUT)
+        state.live = LiveStatus(state.worker_id or "worker", Path(given) if given else None)
+        return
+    state.live = LiveStatus("main")
+    mode = settings.progress
+    if mode == "off" or config.get_verbosity() <= -2 or config.option.collectonly:
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    tty = None
+    if mode in ("auto", "live") and (mode == "live" or reporter.isatty):
+        tty = open_tty()
+    mode = "live" if tty is not None else "plain"
+    channel: Path | None = None
+    if config.pluginmanager.hasplugin("xdist") and getattr(config.option, "numprocesses", None):
+        channel = Path(tempfile.mkdtemp(prefix="provenai-progress-"))
+        config.stash[CHANNEL_KEY] = channel
+
+    def running() -> list[dict[str, Any]]:
+        if channel is not None:
+            return read_channel(channel)
+        snap = state.live.snapshot() if state.live is not None else None
+        return [snap] if snap else []
+
+    def column() -> int:
+        return int(config.get_terminal_writer().width_of_current_line)
+
+    def write_line(line: str) -> None:
+        _new_line(config, reporter)
+        reporter.write_line(line)
+
+    progress = ProgressReporter(
+        mode=mode,
+        every=settings.progress_every,
+        cases=lambda: state.plan.cases,
+        running=running,
+        write_line=write_line,
+        column=column,
+        tty=tty,
+    )
+    config.pluginmanager.register(progress, name=PROGRESS)
+
+
+def _new_line(config: pytest.Config, terminal: Any) -> None:
+    """End the line of pytest's progress dots (under xdist they have no file name line, so
+    ``ensure_newline`` alone does not)."""
+    terminal.ensure_newline()
+    if config.get_terminal_writer().width_of_current_line:
+        terminal.write("\n")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: tell each worker where to write what it is running (the progress line)."""
+    channel = node.config.stash.get(CHANNEL_KEY, None)
+    if channel is not None:
+        node.workerinput[CHANNEL_INPUT] = str(channel)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Any:
+    live = _session(item.config).live if SESSION_KEY in item.config.stash else None
+    if live is not None:
+        live.begin(item.nodeid)
+    try:
+        yield
+    finally:
+        if live is not None:
+            live.end()
 
 
 # -- parametrisation and collection ----------------------------------------------------------
@@ -191,6 +287,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     closed on no records."""
     state = _session(session.config)
     for item in session.items:
+        if _case_param(item) is not None:
+            state.plan.cases.add(item.nodeid)
         specs: list[gates_mod.GateSpec] = []
         for marker in gates_mod.MARKERS:
             for mark in item.iter_markers(name=marker):
@@ -232,13 +330,21 @@ def provenai_subject(pytestconfig: pytest.Config) -> Subject:
         pytest.exit(f"provenai: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
+class RecordFn(Protocol):
+    """``record(rec, trace=None) -> rec``: what ``provenai_record`` gives a test. The trace,
+    when given, is shown in the HTML report beside the record (raw output, resource titles);
+    it never enters the record or its snapshot."""
+
+    def __call__(self, rec: dict[str, Any], trace: Trace | None = None) -> dict[str, Any]: ...
+
+
 @pytest.fixture
-def provenai_record(request: pytest.FixtureRequest) -> Callable[[dict[str, Any]], dict[str, Any]]:
+def provenai_record(request: pytest.FixtureRequest) -> RecordFn:
     session = _session(request.config)
     nodeid = request.node.nodeid
 
-    def record(rec: dict[str, Any]) -> dict[str, Any]:
-        return session.add_record(nodeid, _test_id(nodeid), rec)
+    def record(rec: dict[str, Any], trace: Trace | None = None) -> dict[str, Any]:
+        return session.add_record(nodeid, _test_id(nodeid), rec, trace)
 
     return record
 
@@ -393,6 +499,8 @@ class _ReportSink:
         self.state = state
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if getattr(report, GATE_ATTR, False):
+            return  # a gate's own outcome (below), not a test of the run
         self.state.absorb_report(
             report.nodeid,
             failed=report.failed,
@@ -410,6 +518,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         _session(node.config).merge(payload)
 
 
+@pytest.hookimpl(tryfirst=True)  # before junitxml writes its file and the terminal summary
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     if SESSION_KEY not in config.stash:
@@ -418,13 +527,55 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _is_worker(config):
         config.workeroutput[WORKEROUTPUT_KEY] = state.worker_payload()  # type: ignore[attr-defined]
         return
+    progress = config.pluginmanager.get_plugin(PROGRESS)
+    if progress is not None:
+        progress.close()
     if config.option.collectonly:  # nothing ran: nothing to judge or write
         return
     results = state.finish()
     config.stash[RESULTS_KEY] = results
     state.write_results(results)
+    if state.settings.report is not None and state.audited():
+        from pytest_provenai.report.html import render_report, write_html
+
+        write_html(state.settings.report, render_report(results))
+    reports = gate_reports(results)  # each gate is a test outcome (JUnit XML, summary)
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if reports and terminal is not None and config.get_verbosity() <= 0:
+        _new_line(config, terminal)
+        terminal.write("provenai gates ")
+    session.testscollected += len(results.gates)  # so pytest's progress counts them too
+    for report in reports:
+        config.hook.pytest_runtest_logreport(report=report)
     if results.failed_gates and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+GATE_ATTR = "provenai_gate"
+
+
+def gate_reports(results: RunResults) -> list[pytest.TestReport]:
+    """Each gate as the three reports of a test item ``<test>::gate[<marker>.<metric>]``:
+    setup and teardown passed, the call passed or failed with the gate's line (metric,
+    value, CI, bound, n, reason) as its failure message. What pytest's terminal summary and
+    ``--junitxml`` show; the gate's verdict itself is computed once, in ``session.finish``."""
+    out: list[pytest.TestReport] = []
+    for g in results.gates:
+        nodeid = f"{g.spec.test}::gate[{g.spec.marker}.{g.spec.metric}]"
+        location = (g.spec.test.split("::", 1)[0], None, f"gate {g.spec.marker}.{g.spec.metric}")
+        for when in ("setup", "call", "teardown"):
+            failed = when == "call" and not g.passed
+            report = pytest.TestReport(
+                nodeid,
+                location,
+                {},
+                "failed" if failed else "passed",
+                g.line() if failed else None,
+                when,
+            )
+            setattr(report, GATE_ATTR, True)
+            out.append(report)
+    return out
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -436,6 +587,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     results = config.stash[RESULTS_KEY]
     written = state.settings.results if state.audited() else None
     lines = summary_lines(results, results_path=written)
+    if written is not None and state.settings.report is not None:
+        lines.append(f"report: {state.settings.report}")
     if not lines:
         return
     terminalreporter.section("provenai")

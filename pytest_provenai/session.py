@@ -36,6 +36,7 @@ from pytest_provenai._io import atomic_write_json, json_safe
 from pytest_provenai.errors import FixtureError
 from pytest_provenai.frozen.model import AnyCase
 from pytest_provenai.options import Settings, sample_indices, worker_device
+from pytest_provenai.progress import LiveStatus
 from pytest_provenai.report.results import RunResults, build_results
 from pytest_provenai.subject.subject import Subject
 from pytest_provenai.subject.trace import Trace
@@ -64,6 +65,7 @@ class Plan:
     gates: dict[tuple[str, str, str], gates_mod.GateSpec] = field(default_factory=dict)
     expected: dict[str, tuple[str, str]] = field(default_factory=dict)
     fixture_errors: list[str] = field(default_factory=list)
+    cases: set[str] = field(default_factory=set)  # every selected case item (progress total)
 
     def add_gates(self, specs: list[gates_mod.GateSpec]) -> None:
         for s in specs:
@@ -74,6 +76,7 @@ class Plan:
             "gates": [s.as_dict() for s in self.gates.values()],
             "expected": {n: list(v) for n, v in self.expected.items()},
             "fixture_errors": self.fixture_errors,
+            "cases": sorted(self.cases),
         }
 
     def merge(self, data: dict[str, Any]) -> None:
@@ -84,6 +87,7 @@ class Plan:
         for e in data["fixture_errors"]:
             if e not in self.fixture_errors:
                 self.fixture_errors.append(e)
+        self.cases.update(str(n) for n in data.get("cases", []))
 
 
 def _now() -> str:
@@ -109,6 +113,25 @@ def git_revision(folder: Path) -> str | None:
         return rev.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return None
+
+
+def trace_summary(trace: Trace) -> dict[str, Any]:
+    """What the report shows of a :class:`Trace` beside its record: the raw output, the
+    parsed answer and citations, the resources shown (id, title, sha256; not their text) and,
+    in index mode, the retrieval hits. JSON-safe; long texts cut as in records."""
+    summary = {
+        "case_id": trace.case_id,
+        "raw_output": trace.raw_output,
+        "answer": trace.answer,
+        "cited_ids": list(trace.cited_ids),
+        "invalid_citations": list(trace.invalid_citations),
+        "repairs": list(trace.repairs),
+        "resources": [{"id": r.id, "title": r.title, "sha256": r.sha256} for r in trace.resources],
+        "cached": trace.cached,
+        "seconds": round(trace.seconds, 4),
+    }
+    clean, _ = json_safe(summary, max_chars=MAX_RECORD_TEXT)
+    return dict(clean)
 
 
 @dataclass
@@ -198,9 +221,11 @@ class ProvenaiSession:
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    traces: dict[str, dict[str, Any]] = field(default_factory=dict)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     started: float = field(default_factory=time.time)
     started_at: str = field(default_factory=_now)
+    live: LiveStatus | None = None  # what this process runs now, for the progress line
 
     # -- cases -----------------------------------------------------------------------------
     def case_params(self) -> list[CaseParam]:
@@ -308,12 +333,18 @@ class ProvenaiSession:
     def _box(self, nodeid: str) -> dict[str, Any]:
         return self._outbox.setdefault(nodeid, {})
 
-    def add_record(self, nodeid: str, test: str, record: dict[str, Any]) -> dict[str, Any]:
+    def add_record(
+        self, nodeid: str, test: str, record: dict[str, Any], trace: Trace | None = None
+    ) -> dict[str, Any]:
         """Take a test's verdict record and return the record as it is kept: JSON-safe (lone
         surrogates replaced, NaN/infinity as None, any text over MAX_RECORD_TEXT characters
-        cut), each change listed in ``record["sanitized"]``."""
+        cut), each change listed in ``record["sanitized"]``. ``trace`` (what the subject
+        produced) goes to the results JSON's ``traces`` for the report, never into the
+        record."""
         if not isinstance(record, dict):
             raise TypeError(f"a verdict record is a dict, got {type(record).__name__}")
+        if trace is not None:
+            self.note_trace(nodeid, trace)
         clean, notes = json_safe(record, max_chars=MAX_RECORD_TEXT)
         if notes:
             clean["sanitized"] = notes
@@ -323,17 +354,25 @@ class ProvenaiSession:
         box["produced_by"] = {"worker": self.worker_id or "main", "device": device}
         return dict(clean)
 
+    def note_trace(self, nodeid: str, trace: Trace) -> None:
+        """Keep what the subject produced for ``nodeid``'s case (see :func:`trace_summary`)."""
+        self._box(nodeid)["trace"] = trace_summary(trace)
+
     def influence(self, nodeid: str, case: Any, trace: Trace) -> dict[str, Any]:
         """The influence layer of ``trace``'s record under ``--provenai-ablation``; what it
         cost goes to the results JSON (``influence_costs``), never into the record."""
         from pytest_provenai.audit.influence import influence_layer, not_measured
         from pytest_provenai.subject.ablation import KLCache, run_ablation
 
+        self.note_trace(nodeid, trace)
         mode = self.settings.ablation
         if mode == "off":
             return not_measured("--provenai-ablation off: influence was not measured")
         kl_cache = KLCache(self.settings.cache / "influence") if self.settings.cache else None
-        run = run_ablation(self.subject(), case, trace, mode=mode, kl_cache=kl_cache)
+        subject = self.subject()
+        if self.live is not None:
+            self.live.influence(len(trace.resources), mode, subject.runner())
+        run = run_ablation(subject, case, trace, mode=mode, kl_cache=kl_cache)
         self._box(nodeid)["influence_costs"] = run.costs()
         return influence_layer(
             [r.id for r in trace.resources],
@@ -378,6 +417,8 @@ class ProvenaiSession:
             self.produced_by[nodeid] = payload["produced_by"]
         if "influence_costs" in payload:
             self.influence_costs[nodeid] = payload["influence_costs"]
+        if "trace" in payload:
+            self.traces[nodeid] = payload["trace"]
 
     def worker_payload(self) -> str:
         """Sent through ``config.workeroutput`` when a worker ends: its plan and models."""
@@ -437,6 +478,7 @@ class ProvenaiSession:
             },
             cache={},
             seed=self.settings.seed,
+            traces=self.traces,
         )
 
     def audited(self) -> bool:

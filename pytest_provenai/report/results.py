@@ -44,6 +44,7 @@ class TestResults:
     retrieval: dict[str, dict[str, Any]] | None = None
     influence: dict[str, Any] | None = None
     provenance: dict[str, Any] | None = None
+    attribution: dict[str, dict[str, Any]] | None = None  # metric -> summary (claim metrics)
 
 
 @dataclass
@@ -61,6 +62,9 @@ class RunResults:
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     timings: dict[str, Any] = field(default_factory=dict)
     cache: dict[str, int] = field(default_factory=dict)
+    # per case item (node id): what the subject produced — raw output, resources (id, title,
+    # sha256), cited ids — for the HTML report's drill-down; results JSON only, never a record
+    traces: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def failed_gates(self) -> list[GateResult]:
@@ -70,7 +74,7 @@ class RunResults:
         aggregates: dict[str, dict[str, Any]] = {}
         provenance: dict[str, dict[str, Any]] = {}
         for test, t in self.tests.items():
-            if t.fidelity is not None or t.influence is not None:
+            if t.fidelity is not None or t.influence is not None or t.attribution is not None:
                 entry: dict[str, Any] = {"n": t.n, "missing": t.missing}
                 if t.fidelity is not None:
                     entry["metrics"] = t.fidelity
@@ -78,6 +82,8 @@ class RunResults:
                     entry["retrieval"] = t.retrieval
                 if t.influence is not None:
                     entry["influence"] = t.influence
+                if t.attribution is not None:
+                    entry["attribution"] = t.attribution
                 aggregates[test] = entry
             if t.provenance is not None:
                 provenance[test] = t.provenance
@@ -96,6 +102,7 @@ class RunResults:
             "influence_costs": self.influence_costs,
             "cache": self.cache,
             "timings": self.timings,
+            "traces": self.traces,
         }
 
 
@@ -127,6 +134,7 @@ def build_results(
     timings: dict[str, Any],
     cache: dict[str, int],
     seed: int,
+    traces: Mapping[str, dict[str, Any]] | None = None,
 ) -> RunResults:
     """The run's results; records are sorted by case id so every worker layout gives the
     same document."""
@@ -145,6 +153,7 @@ def build_results(
         influence_costs=dict(sorted(influence_costs.items())),
         timings=timings,
         cache=cache,
+        traces=dict(sorted((traces or {}).items())),
     )
 
 
@@ -158,6 +167,14 @@ _REQUIRED: dict[str, type] = {
     "provenance": dict,
     "gates": list,
     "fixture_errors": list,
+}
+_JSON_NAME: dict[type, str] = {dict: "object", list: "array"}
+_OPTIONAL: dict[str, type] = {
+    "produced_by": dict,
+    "influence_costs": dict,
+    "timings": dict,
+    "cache": dict,
+    "traces": dict,
 }
 
 
@@ -188,7 +205,18 @@ def results_from_json(data: Any, source: str = "results JSON") -> RunResults:
         )
     for key, kind in _REQUIRED.items():
         if not isinstance(data.get(key), kind):
-            raise ResultsError(f"{source}#/{key}: expected a JSON {kind.__name__}")
+            raise ResultsError(f"{source}#/{key}: expected a JSON {_JSON_NAME[kind]}")
+    for key, kind in _OPTIONAL.items():
+        if key in data and not isinstance(data[key], kind):
+            raise ResultsError(f"{source}#/{key}: expected a JSON {_JSON_NAME[kind]}")
+    for test, recs in data["records"].items():
+        if not isinstance(recs, list):
+            raise ResultsError(f"{source}#/records/{test}: expected a JSON array of records")
+        for i, rec in enumerate(recs):
+            if not isinstance(rec, dict) or not isinstance(rec.get("case_id"), str):
+                raise ResultsError(
+                    f"{source}#/records/{test}/{i}: expected a record object with a case_id"
+                )
     try:
         gates = [_gate_from(g) for g in data["gates"]]
     except (KeyError, TypeError, ValueError) as exc:
@@ -210,6 +238,7 @@ def results_from_json(data: Any, source: str = "results JSON") -> RunResults:
             retrieval=agg.get("retrieval"),
             influence=agg.get("influence"),
             provenance=prov,
+            attribution=agg.get("attribution"),
         )
     return RunResults(
         run=data["run"],
@@ -223,6 +252,7 @@ def results_from_json(data: Any, source: str = "results JSON") -> RunResults:
         influence_costs=data.get("influence_costs", {}),
         timings=data.get("timings", {}),
         cache=data.get("cache", {}),
+        traces=data.get("traces", {}),
     )
 
 
