@@ -174,8 +174,15 @@ def overview(results: RunResults) -> dict[str, Any]:
     gates = _gate_rows(results)
     return {
         "tool": TOOL,
-        "run": results.run,
-        "models": [{"where": w, **m} for w, m in results.models.items()],
+        "run": {k: results.run.get(k) for k in ("id", "started", "finished", "git_revision")},
+        "models": [
+            {
+                "where": w,
+                **{k: m.get(k) for k in ("name", "backend", "weights_sha256", "dtype", "device")},
+                "decoding": m.get("decoding") if isinstance(m.get("decoding"), Mapping) else None,
+            }
+            for w, m in results.models.items()
+        ],
         "options": sorted(results.options.items()),
         "gates": gates,
         "gates_failed": sum(not g["passed"] for g in gates),
