@@ -129,7 +129,7 @@
   function bar(value, scale, cls) {
     const td = el("td", { class: "barcell" });
     if (typeof value !== "number") { td.textContent = "—"; return td; }
-    const w = Math.max(0, Math.min(1, scale > 0 ? value / scale : 0)) * 60;
+    const w = Math.max(0, Math.min(1, scale > 0 ? value / scale : 0)) * 44;
     const track = el("span", { class: "track" }, el("span", { class: "bar " + (cls || ""), style: "width:" + w.toFixed(1) + "px" }));
     td.append(track, num(value, 3));
     return td;
@@ -353,11 +353,11 @@
       if (cit.semantic) pairs.push(["citation P/R/F τ=0.34", num(cit.semantic.p, 2) + " / " + num(cit.semantic.r, 2) + " / " + num(cit.semantic.f, 2)]);
     }
     const out = [kv(pairs)];
-    if (trace) {
-      out.push(el("h4", { text: "raw output" }), el("pre", { class: "raw" }, trace.raw_output || ""));
+    if (trace && typeof trace.raw_output === "string") {
+      out.push(el("h4", { text: "raw output" }), el("pre", { class: "raw" }, trace.raw_output));
       if (trace.repairs && trace.repairs.length) out.push(kv([["parser repairs", list(trace.repairs)]]));
     } else if (ans) {
-      out.push(el("p", { class: "note", text: "raw output not recorded (the test did not pass trace= to provenai_record)" }));
+      out.push(el("p", { class: "note", text: trace ? "raw output not recorded" : "raw output not recorded (the test did not pass trace= to provenai_record)" }));
     }
     return section("Question and answer", ...out);
   }
