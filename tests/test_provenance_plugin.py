@@ -147,10 +147,10 @@ def literal(pattern: str) -> str:
 @pytest.mark.parametrize("mode", [["-p", "no:xdist"], ["-n", "2"]])
 def test_gates_and_exposure_matrix(pytester: pytest.Pytester, mode: list[str]) -> None:
     root = make_project(pytester)
-    run(pytester, "-p", "no:xdist", "--snapshot-update").assert_outcomes(passed=5)
+    run(pytester, "-p", "no:xdist", "--snapshot-update").assert_outcomes(passed=10)
     reference = results(root)
     result = run(pytester, *mode, "--provenai-no-cache")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=10)
     assert result.ret == pytest.ExitCode.OK
     data = results(root)
     assert data["records"] == reference["records"]
@@ -189,7 +189,7 @@ def test_gates_and_exposure_matrix(pytester: pytest.Pytester, mode: list[str]) -
 def test_a_leaking_model_fails_its_gates(pytester: pytest.Pytester) -> None:
     make_project(pytester, gates="aid_value_leak_rate=0.0, correct_unknown_rate=0.9")
     result = run(pytester, "--snapshot-update")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=7, failed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines_random(
         [
@@ -208,7 +208,7 @@ def test_gates_fail_closed_when_the_subject_cannot_run_treatments(
     root = make_project(pytester)
     pytester.makepyfile(my_rag="def answer(question, resources):\n    return 'Answer: unknown'\n")
     result = run(pytester, "--provenai-pipeline", "my_rag:answer", "--snapshot-update")
-    result.assert_outcomes(passed=2, failed=3)
+    result.assert_outcomes(passed=4, failed=6)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [

@@ -106,7 +106,7 @@ def test_index_mode_records_snapshots_and_summary(
 ) -> None:
     root = make_project(pytester, embedder)
     result = run(pytester, *INDEX_ARGS, "--snapshot-update")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines(["*retrieval recall@2*all gold retrieved*gold missed*"])
     data = json.loads((root / "results.json").read_text("utf-8"))
     recs = {r["case_id"]: r for r in data["records"]["test_audit.py::test_fid"]}
@@ -128,10 +128,10 @@ def test_index_mode_records_snapshots_and_summary(
 
     golden = root / "golden"
     assert sorted(p.name for p in golden.iterdir()) == ["scripted-good@index-k2"]
-    run(pytester, *INDEX_ARGS).assert_outcomes(passed=4)  # verdicts compare equal
+    run(pytester, *INDEX_ARGS).assert_outcomes(passed=5)  # verdicts compare equal
 
     # distractor mode in the same project: no retrieval section, its own snapshot folder
-    run(pytester, "--snapshot-update").assert_outcomes(passed=4)
+    run(pytester, "--snapshot-update").assert_outcomes(passed=5)
     assert sorted(p.name for p in golden.iterdir()) == ["scripted-good", "scripted-good@index-k2"]
     data = json.loads((root / "results.json").read_text("utf-8"))
     assert all("retrieval" not in r for r in data["records"]["test_audit.py::test_fid"])
