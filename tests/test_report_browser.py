@@ -106,6 +106,10 @@ class Page:
     def select(self, selector: str, value: str) -> None:
         self.page.select_option(selector, value)
 
+    def search(self, text: str) -> None:
+        self.page.fill("#f-search", text)
+        self.page.wait_for_selector("body:not([data-busy])", state="attached")
+
     def close(self) -> None:
         self.page.close()
 
@@ -249,13 +253,13 @@ def test_filters_and_search_change_the_visible_rows(page: Page, run: Path) -> No
     page.select("#f-set", "quote")
     assert sorted(c for c, _ in page.visible_cases()) == ["q-generated", "q-match"]
     page.select("#f-set", "")
-    page.page.fill("#f-search", "zeta corp")
+    page.search("zeta corp")
     assert sorted(t for c, t in page.visible_cases() if c == "case-gamma") == [
         "test_audit.py::test_fid",
         "test_influence.py::test_inf",
     ]
     assert page.shown() == 2
-    page.page.fill("#f-search", "")
+    page.search("")
     # sorting by F1 descending puts the n/a provenance rows last
     page.page.click("#case-table th[data-sort='f1']")
     page.page.click("#case-table th[data-sort='f1']")

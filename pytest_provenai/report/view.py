@@ -11,7 +11,6 @@ Pure Python, no pytest and no Jinja2 import (``report/html.py`` renders this).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -265,11 +264,6 @@ def _kind(record: Mapping[str, Any]) -> str:
     return str(record.get("kind") or ("hotpotqa" if "answer" in record else "?"))
 
 
-def _rid_order(rid: str) -> tuple[int, str]:
-    m = re.fullmatch(r"[A-Za-z]+(\d+)", rid)
-    return (int(m.group(1)) if m else 1 << 30, rid)
-
-
 def case_rows(results: RunResults) -> list[dict[str, Any]]:
     """One entry per record: the table's display fields (``row``) and everything the
     drill-down shows (``record``, ``trace``, ``produced_by``, ``costs``, ``seconds``)."""
@@ -330,7 +324,6 @@ def case_rows(results: RunResults) -> list[dict[str, Any]]:
                     "produced_by": results.produced_by.get(node),
                     "costs": results.influence_costs.get(node),
                     "seconds": per_test.get(node),
-                    "resource_order": sorted(resources, key=_rid_order),
                 }
             )
     return out

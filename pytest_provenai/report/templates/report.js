@@ -100,20 +100,32 @@
     return true;
   }
 
+  let ordered = null; // rows in the current sort order; re-sorted only when the sort changes
+
   function refresh() {
-    const ordered = CASES.slice().sort(compare);
-    let shown = 0;
-    const frag = document.createDocumentFragment();
-    for (const c of ordered) {
-      const tr = rows.get(c.id);
-      const ok = matches(c);
-      tr.hidden = !ok;
-      shown += ok ? 1 : 0;
-      frag.append(tr);
+    if (ordered === null) {
+      ordered = CASES.slice().sort(compare);
+      const frag = document.createDocumentFragment();
+      for (const c of ordered) frag.append(rows.get(c.id));
+      tbody.append(frag);
     }
-    tbody.append(frag);
+    let shown = 0;
+    for (const c of ordered) {
+      const ok = matches(c);
+      const tr = rows.get(c.id);
+      if (tr.hidden === ok) tr.hidden = !ok;
+      shown += ok ? 1 : 0;
+    }
     $("shown").textContent = "showing " + shown + " of " + CASES.length + " cases";
     $("shown").setAttribute("data-shown", String(shown));
+    document.body.removeAttribute("data-busy");
+  }
+
+  let typing = null;
+  function refreshSoon() {
+    clearTimeout(typing);
+    document.body.setAttribute("data-busy", "true");
+    typing = setTimeout(refresh, 120);
   }
 
   // -- the drill-down -----------------------------------------------------------------
@@ -408,7 +420,7 @@
   fillSelect("f-status", DATA.facets.statuses);
   fillSelect("f-tag", DATA.facets.tags, (t) => LABELS[t] || t);
   for (const id of ["f-test", "f-set", "f-status", "f-tag", "f-gap"]) $(id).addEventListener("change", refresh);
-  $("f-search").addEventListener("input", refresh);
+  $("f-search").addEventListener("input", refreshSoon);
   for (const th of document.querySelectorAll("#case-table th[data-sort]")) {
     th.addEventListener("click", () => {
       const key = th.getAttribute("data-sort");
@@ -416,6 +428,7 @@
       sortKey = key;
       for (const other of document.querySelectorAll("#case-table th[data-sort]")) other.removeAttribute("aria-sort");
       th.setAttribute("aria-sort", sortDir > 0 ? "ascending" : "descending");
+      ordered = null;
       refresh();
     });
   }
