@@ -14,18 +14,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from project import RECORDS, TEST_FILE
+from project import RECORDS, TEST_FILE, freeze_records, use_scripted
 from test_influence_plugin import INFLUENCE_TEST
 from test_influence_plugin import SCRIPT as INFLUENCE_SCRIPT
 from test_provenance_plugin import SCRIPT as PROVENANCE_SCRIPT
 from test_provenance_plugin import SUITE, no_answer_cases, quotation_cases
 
-from pytest_provenai.frozen.freeze import freeze_hotpotqa
 from pytest_provenai.frozen.write import write_provenance_set
-
-HERE = Path(__file__).parent
 
 FIDELITY_TEST = TEST_FILE.replace(
     "provenai_record(fidelity_record(provenai_case, trace))",
@@ -42,11 +39,9 @@ def build_run(
 ) -> subprocess.CompletedProcess[str]:
     """Lay out the project in ``root`` and run the audit there (results.json, report.html)."""
     root.mkdir(parents=True, exist_ok=True)
-    data = root / "hotpot_dev.json"
-    data.write_text(json.dumps(records or RECORDS), encoding="utf-8")
-    freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
+    freeze_records(root, records or RECORDS)
     sets = ["fixtures/mini"]
-    script = dict(INFLUENCE_SCRIPT["script"])
+    script = dict(cast(dict[str, str], INFLUENCE_SCRIPT["script"]))
     if provenance:
         write_provenance_set(
             root / "fixtures" / "na",
@@ -63,15 +58,12 @@ def build_run(
             readme="test set\n",
         )
         sets += ["fixtures/na", "fixtures/quote"]
-        script.update(PROVENANCE_SCRIPT["script"])
+        script.update(cast(dict[str, str], PROVENANCE_SCRIPT["script"]))
         (root / "test_prov.py").write_text(
             SUITE.format(gates="correct_unknown_rate=0.3, aid_value_leak_rate=0.0"),
             encoding="utf-8",
         )
-    (root / "script.json").write_text(
-        json.dumps({"name": "scripted-report", "script": script}), encoding="utf-8"
-    )
-    (root / "scripted.py").write_text((HERE / "scripted.py").read_text(encoding="utf-8"))
+    use_scripted(root, {"name": "scripted-report", "script": script})
     (root / "pytest.ini").write_text(
         "[pytest]\n"
         f"provenai_fixtures = {' '.join(sets)}\n"

@@ -81,15 +81,20 @@ class Page:
         self.requests: list[str] = []
         self.dialogs: list[str] = []
         self.page = context.new_page()
-        self.page.on(
-            "console",
-            lambda m: self.errors.append(m.text) if m.type in ("error", "warning") else None,
-        )
+        self.page.on("console", self._console)
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("request", lambda r: self.requests.append(r.url))
-        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.on("dialog", self._dialog)
         self.page.goto(path.as_uri())
         self.page.wait_for_selector("body[data-ready=true]")
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def _console(self, message: Any) -> None:
+        if message.type in ("error", "warning"):
+            self.errors.append(message.text)
 
     def shown(self) -> int:
         return int(self.page.get_attribute("#shown", "data-shown"))
@@ -134,7 +139,7 @@ def page(browser: Any, run: Path) -> Iterator[Page]:
 
 
 def _float(text: str | None) -> float | None:
-    return None if text in (None, "") else float(text)  # type: ignore[arg-type]
+    return None if text is None or text == "" else float(text)
 
 
 def test_overview_numbers_equal_the_results_json(page: Page, run: Path) -> None:

@@ -53,7 +53,7 @@ def fid(
 
 
 def influence(rec: dict[str, Any], verdicts: dict[str, str]) -> dict[str, Any]:
-    resources = {
+    resources: dict[str, dict[str, Any]] = {
         rid: {
             "cited": v in ("used", "hallucinated_citation"),
             "delta_answer": 0.0,

@@ -99,11 +99,11 @@ def test_report_is_written_at_the_end_of_the_run(
     result = run(pytester, *mode, "--snapshot-update", "--provenai-report=out/report.html")
     result.assert_outcomes(passed=4)
     page = (root / "out" / "report.html").read_text(encoding="utf-8")
-    data = json.loads(
-        re.search(r'<script type="application/json" id="provenai-data">(.*?)</script>', page, re.S)[
-            1
-        ]
+    found = re.search(
+        r'<script type="application/json" id="provenai-data">(.*?)</script>', page, re.S
     )
+    assert found is not None
+    data = json.loads(found[1])
     assert sorted(c["case_id"] for c in data["cases"]) == ["case-alpha", "case-beta", "case-gamma"]
     assert data["run_id"] == results(root)["run"]["id"]
     result.stdout.fnmatch_lines(["*report: *out/report.html*"])
