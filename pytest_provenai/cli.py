@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeAlias
 
-from pytest_provenai._argtypes import positive_int
+from pytest_provenai._argtypes import days, positive_int
 from pytest_provenai.errors import ProvenaiError
 
 __all__ = ["build_parser", "main"]
@@ -216,16 +216,6 @@ def _cache(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _days(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of days, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number of days >= 0, got {text!r}")
-    return value
-
-
 def _add_cache(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     cache = commands.add_parser(
         "cache",
@@ -247,7 +237,7 @@ def _add_cache(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             help="cache folder (default: .provenai-cache)",
         )
         if name == "prune":
-            sub.add_argument("--older-than", type=_days, required=True, metavar="DAYS")
+            sub.add_argument("--older-than", type=days, required=True, metavar="DAYS")
         sub.set_defaults(handler=_cache)
 
 

@@ -43,21 +43,18 @@ def build_run(
     sets = ["fixtures/mini"]
     script = dict(cast(dict[str, str], INFLUENCE_SCRIPT["script"]))
     if provenance:
-        write_provenance_set(
-            root / "fixtures" / "na",
-            kind="no_answer",
-            cases=no_answer_cases(),
-            description="test no-answer cases",
-            readme="test set\n",
-        )
-        write_provenance_set(
-            root / "fixtures" / "quote",
-            kind="quotation",
-            cases=quotation_cases(),
-            description="test quotation cases",
-            readme="test set\n",
-        )
-        sets += ["fixtures/na", "fixtures/quote"]
+        for name, kind, cases in (
+            ("na", "no_answer", no_answer_cases()),
+            ("quote", "quotation", quotation_cases()),
+        ):
+            write_provenance_set(
+                root / "fixtures" / name,
+                kind=kind,
+                cases=cases,
+                description=f"test {kind} cases",
+                readme="test set\n",
+            )
+            sets.append(f"fixtures/{name}")
         script.update(cast(dict[str, str], PROVENANCE_SCRIPT["script"]))
         (root / "test_prov.py").write_text(
             SUITE.format(gates="correct_unknown_rate=0.3, aid_value_leak_rate=0.0"),
