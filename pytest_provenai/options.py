@@ -16,13 +16,16 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_provenai.audit.influence import DEFAULT_THETA_FLOOR
 from pytest_provenai.audit.stats import DEFAULT_SEED
 from pytest_provenai.errors import ConfigError
 from pytest_provenai.subject.ablation import MODES as ABLATION_MODES
 from pytest_provenai.subject.backends.base import Decoding
+
+if TYPE_CHECKING:
+    from pytest_provenai.subject.backends.openai_backend import ServedOptions
 
 # (option dest/ini name, command-line flag, help, kind) — kind drives ini registration.
 BACKEND = "provenai_backend"
@@ -111,7 +114,7 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     (PROGRESS_EVERY, "string", "seconds between plain progress lines (default: 30)"),
 )
 
-BUILTIN_BACKENDS = ("transformers", "mlx")
+BUILTIN_BACKENDS = ("transformers", "mlx", "openai")
 _DEVICE_RE = re.compile(r"^(cpu|mps|auto|cuda(:\d+)?)$")
 _PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -156,6 +159,7 @@ class Settings:
     report: Path | None = None
     progress: str = "auto"
     progress_every: float = DEFAULT_PROGRESS_EVERY
+    served: ServedSettings | None = None  # --provenai-backend openai
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_results(self) -> dict[str, Any]:
@@ -179,6 +183,7 @@ class Settings:
             "k": self.k,
             "timeout": self.timeout,
             "report": str(self.report) if self.report else None,
+            **({"served": self.served.for_results()} if self.served else {}),
         }
 
 
@@ -338,6 +343,7 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         report=report,
         progress=progress,
         progress_every=progress_every if progress_every is not None else DEFAULT_PROGRESS_EVERY,
+        served=parse_served(get, backend),
     )
 
 
@@ -382,3 +388,123 @@ def check_writable_file(name: str, target: Path) -> None:
         raise ConfigError(
             f"{flag(name)}: cannot write in {parent} (permission denied); give a writable path"
         )
+
+
+# -- served models (--provenai-backend openai) -------------------------------------------------
+BASE_URL = "provenai_base_url"
+BASE_URLS = "provenai_base_urls"
+TOKENIZER = "provenai_tokenizer"
+TOP_LOGPROBS = "provenai_top_logprobs"
+MAX_CONCURRENCY = "provenai_max_concurrency"
+DEFAULT_TOP_LOGPROBS = 20
+DEFAULT_MAX_CONCURRENCY = 4
+
+OPTIONS += (
+    (BASE_URL, "string", "openai backend: the server's API root, e.g. http://127.0.0.1:8000/v1"),
+    (
+        BASE_URLS,
+        "string",
+        "openai backend under xdist: comma list of API roots; worker gwN takes N mod len",
+    ),
+    (
+        TOKENIZER,
+        "string",
+        "openai backend: local folder, .gguf or cached hub id of the served model, whose chat "
+        "template renders the prompt ('default': the embedded SmolLM2)",
+    ),
+    (
+        TOP_LOGPROBS,
+        "string",
+        "openai backend: top-k alternatives asked for per position (default: 20)",
+    ),
+    (
+        MAX_CONCURRENCY,
+        "string",
+        "openai backend: most requests in flight per worker (default: 4)",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class ServedSettings:
+    """The openai backend's options (the API key never: it stays in the environment)."""
+
+    base_urls: tuple[str, ...]
+    tokenizer: str | None
+    top_logprobs: int = DEFAULT_TOP_LOGPROBS
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+
+    def for_results(self) -> dict[str, Any]:
+        return {
+            "base_urls": list(self.base_urls),
+            "tokenizer": self.tokenizer,
+            "top_logprobs": self.top_logprobs,
+            "max_concurrency": self.max_concurrency,
+        }
+
+    def base_url_for(self, worker_id: str | None) -> str:
+        """gwN takes base_urls[N mod len] (like --provenai-devices); others the first."""
+        if worker_id and worker_id.startswith("gw"):
+            try:
+                return self.base_urls[int(worker_id[2:]) % len(self.base_urls)]
+            except ValueError:
+                pass
+        return self.base_urls[0]
+
+    def options(self, base_url: str, model: str | None) -> ServedOptions:
+        """The backend's options for one server."""
+        from pytest_provenai.subject.backends.openai_backend import ServedOptions
+
+        return ServedOptions(
+            base_url=base_url,
+            model=model,
+            tokenizer=self.tokenizer,
+            top_logprobs=self.top_logprobs,
+            max_concurrency=self.max_concurrency,
+        )
+
+
+def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | None:
+    """The served-model options; ConfigError for a bad URL or one given without the backend."""
+    from pytest_provenai.errors import BackendError
+    from pytest_provenai.subject.backends.http import parse_base_url
+
+    given = [n for n in (BASE_URL, BASE_URLS, TOKENIZER, TOP_LOGPROBS, MAX_CONCURRENCY) if get(n)]
+    if backend != "openai":
+        if given:
+            raise ConfigError(
+                f"{flag(given[0])} is only used with --provenai-backend openai; remove it or "
+                "pass --provenai-backend openai"
+            )
+        return None
+    one, many = get(BASE_URL), get(BASE_URLS)
+    if one and many:
+        raise ConfigError(f"pass {flag(BASE_URL)} or {flag(BASE_URLS)}, not both")
+    if not one and not many:
+        raise ConfigError(
+            f"--provenai-backend openai needs {flag(BASE_URL)} URL (the server's API root, "
+            "e.g. http://127.0.0.1:8000/v1) or {flag(BASE_URLS)} URL1,URL2"
+        )
+    name = BASE_URL if one else BASE_URLS
+    parts = [p.strip() for p in str(one or many).split(",") if p.strip()]
+    if not parts or (one and len(parts) != 1):
+        raise ConfigError(f"{flag(name)}: expected {'one URL' if one else 'a comma list of URLs'}")
+    try:
+        urls = tuple(parse_base_url(p, flag(name)) for p in parts)
+    except BackendError as exc:
+        raise ConfigError(str(exc)) from None
+    top_raw, conc_raw = get(TOP_LOGPROBS), get(MAX_CONCURRENCY)
+    return ServedSettings(
+        base_urls=urls,
+        tokenizer=str(get(TOKENIZER)).strip() if get(TOKENIZER) else None,
+        top_logprobs=(
+            DEFAULT_TOP_LOGPROBS
+            if top_raw in (None, "")
+            else _int(TOP_LOGPROBS, top_raw, minimum=1)
+        ),
+        max_concurrency=(
+            DEFAULT_MAX_CONCURRENCY
+            if conc_raw in (None, "")
+            else _int(MAX_CONCURRENCY, conc_raw, minimum=1)
+        ),
+    )

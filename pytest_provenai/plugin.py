@@ -46,6 +46,7 @@ GOLDEN_KEY = pytest.StashKey["GoldenBook"]()
 GOLDEN_BOOK = "provenai-golden"
 GOLDEN_WORKEROUTPUT_KEY = "provenai_golden"
 PROGRESS = "provenai-progress"
+SERVED_KEY = pytest.StashKey[list[Any]]()  # openai backend: each server's probe report
 WORKEROUTPUT_KEY = "provenai"
 KIND_MARKER = "provenai_kind"
 DEFAULT_KINDS = ("hotpotqa",)
@@ -118,6 +119,13 @@ def pytest_configure(config: pytest.Config) -> None:
                 check_index_folder(settings.index, digests=False)
             except ProvenaiError as exc:
                 raise ProvenaiError(f"{opt.flag(opt.INDEX)}: {exc}") from None
+        if settings.served is not None and not _is_worker(config):  # probe each server once
+            from pytest_provenai.subject.backends.openai_backend import check_servers
+
+            config.stash[SERVED_KEY] = check_servers(
+                [settings.served.options(u, settings.model) for u in settings.served.base_urls],
+                needs_kl=settings.ablation == "exact",
+            )
     except ProvenaiError as exc:
         raise pytest.UsageError(str(exc)) from None
     worker_id = getattr(config, "workerinput", {}).get("workerid")
@@ -589,6 +597,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     lines = summary_lines(results, results_path=written)
     if written is not None and state.settings.report is not None:
         lines.append(f"report: {state.settings.report}")
+    lines += [report.describe() for report in config.stash.get(SERVED_KEY, [])]
     if not lines:
         return
     terminalreporter.section("provenai")

@@ -305,6 +305,13 @@ class ProvenaiSession:
                     cache_root=(
                         self.settings.cache / "generations" if self.settings.cache else None
                     ),
+                    served=(
+                        self.settings.served.options(
+                            self.settings.served.base_url_for(self.worker_id), self.settings.model
+                        )
+                        if self.settings.served
+                        else None
+                    ),
                 )
                 if self.settings.retrieval == "index":  # the harness retrieves R0..R{k-1}
                     from pytest_provenai.retrieval.index import open_index

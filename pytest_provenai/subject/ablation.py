@@ -174,6 +174,9 @@ def run_ablation(
         else:
             run = _naive(runner, case, trace, resources, kl_cache, with_kl=can_score)
     run.mode = mode
+    if "kl" in run.signals and runner is not None and runner.capabilities.score_topk:
+        # a served model's KL is approximated from each position's top-k (openai backend)
+        run.signals = (*run.signals, f"kl-top{runner.capabilities.score_topk}")
     run.seconds = time.perf_counter() - start
     assert [o.resource_id for o in run.outputs] == ids
     return run
@@ -188,7 +191,7 @@ def _prompts(runner: ModelRunner, case: Case, resources: list[Resource]) -> list
 
 
 def _kl_key(runner: ModelRunner, full: str, ablated: str, realised: list[int]) -> str:
-    return KLCache.key(runner.identity.model_key(), full, ablated, realised)
+    return KLCache.key(runner.identity.cache_key(), full, ablated, realised)
 
 
 def _exact_kv(

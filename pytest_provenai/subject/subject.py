@@ -28,6 +28,7 @@ from pytest_provenai.subject.backends.base import (
     KVAblation,
     Tokenizing,
 )
+from pytest_provenai.subject.backends.openai_backend import ServedOptions
 from pytest_provenai.subject.cache import GenerationCache
 from pytest_provenai.subject.parse import parse_output
 from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt, make_resources
@@ -112,7 +113,7 @@ class ModelSubject:
             return None
         identity = self.generator.identity
         return self.cache.key(
-            identity.model_key(), prompt, identity.decoding.as_dict(), PROMPT_VERSION
+            identity.cache_key(), prompt, identity.decoding.as_dict(), PROMPT_VERSION
         )
 
     def cached_generation(self, prompt: str) -> Generation | None:
@@ -292,6 +293,7 @@ def make_subject(
     device: str,
     max_new_tokens: int,
     cache_root: Any = None,
+    served: ServedOptions | None = None,
 ) -> Subject:
     """Build the subject the options ask for.
 
@@ -303,6 +305,12 @@ def make_subject(
         return PipelineSubject(pipeline)
     decoding = Decoding(max_new_tokens=max_new_tokens)
     cache = GenerationCache(cache_root) if cache_root is not None else None
+    if backend == "openai":
+        from pytest_provenai.subject.backends.openai_backend import load_served
+
+        if served is None:
+            raise BackendError("--provenai-backend openai needs --provenai-base-url")
+        return ModelSubject(load_served(served, decoding), cache)
     if ":" in backend:
         factory = import_callable(backend, "--provenai-backend")
         generator = factory(model=model, device=device, decoding=decoding)
@@ -329,6 +337,8 @@ def preflight(*, backend: str, model: str | None, pipeline: str | None) -> None:
     if pipeline:
         import_callable(pipeline, "--provenai-pipeline")
         return
+    if backend == "openai":
+        return  # a served model: the plugin probes the server (openai_backend.check_servers)
     if ":" in backend:
         import_callable(backend, "--provenai-backend")
     else:

@@ -29,6 +29,7 @@ class Identity:
     decoding: Decoding
     device: str = "cpu"
     libraries: dict[str, str] = field(default_factory=dict)
+    endpoint: str = ""  # a served model's base URL (the openai backend); "" in-process
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -43,12 +44,22 @@ class Identity:
             "decoding": self.decoding.as_dict(),
         }
 
+    def cache_key(self) -> dict[str, Any]:
+        """What generation and KL cache keys use: :meth:`model_key`, plus the base URL of a
+        served model (two servers of one model id may differ; records leave the URL out so
+        a fleet of servers gives one set of records)."""
+        key = self.model_key()
+        if self.endpoint:
+            key["endpoint"] = self.endpoint
+        return key
+
 
 @dataclass(frozen=True)
 class Capabilities:
     token_ids: bool
     logprobs: bool
     score: bool
+    score_topk: int = 0  # > 0: score rows hold only each position's top-k (served models)
 
 
 @dataclass
