@@ -549,6 +549,10 @@ def served_model(client: JSONClient, model: str | None) -> tuple[str, tuple[str,
     try:
         listing = client.get("models")
     except ServerError as exc:
+        if exc.status in (401, 403):
+            raise BackendError(
+                f"{exc}; the server wants an API key: set ${API_KEY_ENV} to it"
+            ) from None
         if exc.status is not None and 400 <= exc.status < 500:
             raise BackendError(
                 f"{exc}; the server at {base} is not OpenAI-compatible (no GET /models); "

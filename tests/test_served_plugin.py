@@ -1,0 +1,130 @@
+"""The shipped fidelity and influence suites end to end over a real llama.cpp server (three
+short cases, ``-n 2``, both workers sharing the server, each through its own base URL), and
+what an audit does when the server fails mid-run. The server comes from conftest.py
+(``llama_base_url``); the API key from tests/served.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from served import API_KEY, MODEL_ALIAS, Proxy
+from test_plugin import RECORDS
+
+from pytest_provenai.frozen.freeze import freeze_hotpotqa
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow
+
+
+def project(pytester: pytest.Pytester, *suites: str) -> Path:
+    root = pytester.path
+    data = root / "dev.json"
+    data.write_text(json.dumps(RECORDS), encoding="utf-8")
+    freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
+    for suite in suites:
+        shutil.copy(REPO / "suites" / suite, root / suite)
+    pytester.makeini(
+        f"""
+        [pytest]
+        provenai_fixtures = fixtures/mini
+        provenai_results = results.json
+        provenai_backend = openai
+        provenai_model = {MODEL_ALIAS}
+        provenai_tokenizer = default
+        provenai_max_new_tokens = 24
+        """
+    )
+    return root
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROVENAI_API_KEY", API_KEY)
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+def everything_written(root: Path) -> str:
+    return "\n".join(
+        p.read_text(encoding="utf-8", errors="replace") for p in root.rglob("*") if p.is_file()
+    )
+
+
+def test_suites_over_one_server_with_two_workers(
+    pytester: pytest.Pytester, llama_base_url: str
+) -> None:
+    root = project(pytester, "test_fidelity.py", "test_influence.py")
+    second = llama_base_url.replace("127.0.0.1", "localhost")
+    urls = f"{llama_base_url},{second}"
+    result = run(pytester, "-n", "2", "--provenai-base-urls", urls, "--snapshot-update")
+    result.assert_outcomes(passed=6)  # 3 cases x (fidelity, influence)
+    result.stdout.fnmatch_lines(
+        [
+            f"*served {MODEL_ALIAS} at http://*/v1: generate, top-20 logprobs, score via echoed "
+            "prompt logprobs (shifted by 1, corrected); KL from top-20",
+        ]
+    )
+    data = json.loads((root / "results.json").read_text(encoding="utf-8"))
+    records = data["records"]["test_influence.py::test_influence"]
+    assert [r["case_id"] for r in records] == ["case-alpha", "case-beta", "case-gamma"]
+    for rec in records:
+        assert rec["influence"]["measured"] is True
+        assert rec["influence"]["signals"] == ["surface", "kl", "kl-top20"]
+        assert rec["model"] == {
+            "name": MODEL_ALIAS,
+            "weights_sha256": "",
+            "decoding": {"max_new_tokens": 24, "strategy": "greedy"},
+        }
+        for res in rec["influence"]["resources"].values():
+            assert res["kl_sum"] is not None and res["kl_sum"] >= 0
+    # each worker took its own base URL (gwN -> N mod 2), and produced_by says which
+    by_worker = {p["worker"]: p["device"] for p in data["produced_by"].values()}
+    assert by_worker == {"gw0": llama_base_url, "gw1": second}
+    assert {m["endpoint"] for m in data["models"].values()} == {llama_base_url, second}
+    assert API_KEY not in everything_written(root) + result.stdout.str() + result.stderr.str()
+    golden = sorted(p.parent.name for p in (root / "golden").rglob("*.json"))
+    assert set(golden) == {"test_fidelity", "test_influence"} and len(golden) == 6
+
+
+def test_server_that_drops_mid_run_fails_closed(
+    pytester: pytest.Pytester, llama_base_url: str
+) -> None:
+    root = project(pytester, "test_fidelity.py")
+    # the probe takes 5 requests (2 model listings, 2 generation logprobs, 1 echo); the
+    # first case's generation is the 6th; then the connection drops on every request
+    with Proxy(llama_base_url, fail_after=6, fail_status=None) as proxy:
+        result = run(pytester, "--provenai-base-url", proxy.base_url, "--snapshot-update")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            f"E   *BackendError: POST {proxy.base_url}/completions: connection dropped (*) "
+            "(gave up after 4 attempts)",
+            "*FAIL test_fidelity.py::test_fidelity fidelity.answer_f1 = *n=3*",
+        ]
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    entries = list((root / ".provenai-cache" / "generations").rglob("*.json"))
+    assert len(entries) == 1  # only the generation that succeeded was cached
+    data = json.loads((root / "results.json").read_text(encoding="utf-8"))
+    missing = [r for r in data["records"]["test_fidelity.py::test_fidelity"] if "missing" in r]
+    assert len(missing) == 2
+
+
+def test_missing_api_key_is_one_usage_line(
+    pytester: pytest.Pytester, llama_base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project(pytester, "test_fidelity.py")
+    monkeypatch.delenv("PROVENAI_API_KEY")
+    result = run(pytester, "--provenai-base-url", llama_base_url)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: GET {llama_base_url}/models: HTTP 401 *; the server wants an API key: "
+            "set $PROVENAI_API_KEY to it"
+        ]
+    )
