@@ -4,8 +4,11 @@ it that misalign, strip or drop what it returns."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,7 +50,7 @@ def served(llama_base_url: str, api_key: None) -> OpenAIGenerator:
     return load_served(options(llama_base_url), Decoding(max_new_tokens=24))
 
 
-def test_probe_finds_and_corrects_the_echo_shift(served: OpenAIGenerator) -> None:
+def test_probe_on_chat_prompts_finds_the_echo_aligned(served: OpenAIGenerator) -> None:
     report = served.report
     assert (report.model, report.top_logprobs, report.echo, report.bos) == (
         MODEL_ALIAS,
@@ -55,8 +58,10 @@ def test_probe_finds_and_corrects_the_echo_shift(served: OpenAIGenerator) -> Non
         True,
         0,
     )
-    assert report.shift == 1 and report.score  # llama-cpp-python 0.3.x without a BOS token
-    assert "shifted by 1, corrected" in report.describe()
+    # every chat prompt starts with <|im_start|>, SmolLM2's BOS id: llama-cpp-python then
+    # pairs each echoed token with its own distribution
+    assert report.shift == 0 and report.score and report.echo_tail == 0
+    assert "score via echoed prompt logprobs (aligned); KL from top-20" in report.describe()
     caps = served.capabilities
     assert caps.score and caps.logprobs and caps.score_topk == 20
     assert served.identity.endpoint == served.client.base_url
@@ -66,25 +71,41 @@ def test_probe_finds_and_corrects_the_echo_shift(served: OpenAIGenerator) -> Non
 
 def test_teacher_forced_rows_line_up_with_greedy_generation(served: OpenAIGenerator) -> None:
     prompt = served.render_chat(MESSAGES)
+    assert_lines_up(served, prompt)
     gen = served.generate(prompt)
-    assert gen.token_ids and gen.text
-    rows = served.score(prompt, gen.token_ids)
-    assert rows.shape == (len(gen.token_ids), served.vocab)
-    for t, tok in enumerate(gen.token_ids):
-        top2 = np.sort(rows[t])[-2:]
-        if top2[1] - top2[0] > TIE_MARGIN:
-            assert int(np.argmax(rows[t])) == tok, (t, tok)
-    # the server's generation-time logprob of each output token, read back by the echo
-    for t, lp in enumerate(gen.logprobs):
-        assert abs(float(rows[t][gen.token_ids[t]]) - lp) < 0.02
     if gen.finish_reason == "stop":
         assert gen.token_ids[-1] in served.stop_ids
 
 
-def test_misaligned_server_is_refused_and_aligned_one_used_as_is(
+def assert_lines_up(gen_: OpenAIGenerator, prompt: str) -> Any:
+    """Greedy output and teacher-forced rows agree: argmax = the generated token (where no
+    near tie), and the generation-time logprob is read back at each position, up to where the
+    server's greedy pieces leave the canonical tokenisation of its text (then the teacher-forced
+    ids are not the generated ones, and the exact ablation path regenerates from there)."""
+    reply = gen_.client.post("completions", gen_._body(prompt, 24, logprobs=1))
+    choice = reply["choices"][0]
+    pieces, lps = choice["logprobs"]["tokens"], choice["logprobs"]["token_logprobs"]
+    ids = gen_._output_ids(prompt, choice["text"])
+    same = next(
+        (t for t, (i, p) in enumerate(zip(ids, pieces, strict=False)) if gen_._piece(i) != p),
+        min(len(ids), len(pieces)),
+    )
+    assert same >= 5
+    rows = gen_.score(prompt, ids)
+    assert rows.shape == (len(ids), gen_.vocab)
+    for t in range(same):
+        top2 = np.sort(rows[t])[-2:]
+        if top2[1] - top2[0] > TIE_MARGIN:
+            assert int(np.argmax(rows[t])) == ids[t], (t, ids[t])
+        assert abs(float(rows[t][ids[t]]) - lps[t]) < 0.02, t
+    return rows
+
+
+def test_shifted_echo_is_corrected_and_a_misaligned_one_refused(
     llama_base_url: str, api_key: None, served: OpenAIGenerator
 ) -> None:
-    with Proxy(llama_base_url, transform=shift_echo(-1)) as bad:
+    # entry i describing token i-1: no known correction, so no KL
+    with Proxy(llama_base_url, transform=shift_echo(1)) as bad:
         with pytest.raises(BackendError) as info:
             check_servers([options(bad.base_url)], needs_kl=True)
     assert str(info.value).startswith(
@@ -92,15 +113,46 @@ def test_misaligned_server_is_refused_and_aligned_one_used_as_is(
         "teacher-forced logprobs: its echoed prompt logprobs match neither the aligned nor a "
         "one-token-shifted position"
     )
+    # entry i describing token i+1 (llama-cpp-python on a prompt without a leading BOS)
     prompt = served.render_chat(MESSAGES)
-    gen = served.generate(prompt)
-    with Proxy(llama_base_url, transform=shift_echo(1)) as good:
-        aligned = load_served(options(good.base_url), Decoding(max_new_tokens=24))
-        assert aligned.report.shift == 0 and aligned.report.score
-        rows = aligned.score(prompt, gen.token_ids)
-    direct = served.score(prompt, gen.token_ids)
+    with Proxy(llama_base_url, transform=shift_echo(-1)) as shifted:
+        corrected = load_served(options(shifted.base_url), Decoding(max_new_tokens=24))
+        assert corrected.report.shift == 1 and corrected.report.score
+        assert "shifted by 1, corrected" in corrected.report.describe()
+        rows = assert_lines_up(corrected, prompt)
+    direct = served.score(prompt, served.generate(prompt).token_ids)[: len(rows)]
     assert np.array_equal(np.argmax(rows, -1), np.argmax(direct, -1))
     assert np.allclose(np.max(rows, -1), np.max(direct, -1), atol=1e-4)
+
+
+def test_llama_cpp_python_shift_without_a_leading_bos_is_corrected(
+    llama_base_url: str, api_key: None, tmp_path: Path
+) -> None:
+    """A chat template that does not start with the BOS token: llama-cpp-python's own echo
+    then describes token i+1 at entry i; the probe finds that and the rows still line up."""
+    from pytest_provenai.subject.backends.default_model import ensure_default_model
+
+    src = ensure_default_model().folder
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    for f in src.iterdir():
+        if f.suffix == ".safetensors":
+            (folder / f.name).symlink_to(f)
+        elif f.is_file():
+            shutil.copy(f, folder / f.name)
+    cfg = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    template = (folder / "chat_template.jinja").read_text(encoding="utf-8")
+    (folder / "chat_template.jinja").write_text("Chat log.\n" + template, encoding="utf-8")
+    cfg.pop("chat_template", None)
+    (folder / "tokenizer_config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    gen = load_served(
+        ServedOptions(base_url=llama_base_url, model=MODEL_ALIAS, tokenizer=str(folder)),
+        Decoding(max_new_tokens=24),
+    )
+    prompt = gen.render_chat(MESSAGES)
+    assert prompt.startswith("Chat log.\n<|im_start|>")
+    assert gen.report.shift == 1
+    assert_lines_up(gen, prompt)
 
 
 def test_server_without_logprobs_gives_surface_only(llama_base_url: str, api_key: None) -> None:

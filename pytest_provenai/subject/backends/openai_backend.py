@@ -64,10 +64,12 @@ from .http import API_KEY_ENV, DEFAULT_RETRIES, DEFAULT_TIMEOUT, JSONClient, Ser
 
 BACKEND_NAME = "openai"
 DEFAULT_TOP_LOGPROBS = 20
+PROBE_MESSAGES = ({"role": "user", "content": "What is the capital of France?"},)
 PROBE_TEXT = "The capital of France is Paris."
 PROBE_PREFIXES = ("The capital of France", "The capital of France is")
-"""Prefixes of PROBE_TEXT whose next-token distribution the probe asks for at generation time
-and then looks for among the echoed positions of PROBE_TEXT."""
+"""Prefixes of PROBE_TEXT (continuing the chat-rendered PROBE_MESSAGES) whose next-token
+distribution the probe asks for at generation time and then looks for among the echoed
+positions of PROBE_TEXT."""
 PROBE_TOLERANCE = 0.05
 """Largest difference (nats) between the echoed and the generation-time log-probability of a
 top candidate that still counts as the same distribution (same server, same weights; the two
@@ -101,6 +103,7 @@ class ServerReport:
     shift: int | None  # echoed entry i describes token i + shift; None: not verified
     bos: int  # tokens the server puts before a prompt (a BOS it adds)
     note: str = ""  # why score is off, or which correction is applied
+    echo_tail: int = 0  # entries an echo holds after the prompt for its generated token
 
     @property
     def score(self) -> bool:
@@ -114,7 +117,8 @@ class ServerReport:
             score = f"score via echoed prompt logprobs ({how}); KL from top-{self.top_logprobs}"
         else:
             score = f"no score ({self.note}); influence is surface-only"
-        return f"served {self.model} at {self.base_url}: generate, {logprobs}, {score}"
+        bos = f"; the server puts {self.bos} token(s) before each prompt" if self.bos else ""
+        return f"served {self.model} at {self.base_url}: generate, {logprobs}, {score}{bos}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -125,6 +129,7 @@ class ServerReport:
             "echo": self.echo,
             "shift": self.shift,
             "bos": self.bos,
+            "echo_tail": self.echo_tail,
             "score": self.score,
             "note": self.note,
         }
@@ -195,6 +200,7 @@ class OpenAIGenerator:
         self._pieces: tuple[dict[str, int], frozenset[str]] | None = None
         self._pieces_lock = threading.Lock()
         self.retokenized = 0  # outputs whose ids had to be tokenised on their own
+        self.noncanonical = 0  # outputs whose greedy tokens are not their text's tokenisation
         self._identity = Identity(
             backend=BACKEND_NAME,
             name=report.model,
@@ -242,6 +248,7 @@ class OpenAIGenerator:
             "frequency_penalty": 0.0,
             "presence_penalty": 0.0,
             "repeat_penalty": 1.0,  # llama.cpp servers default to 1.1
+            "add_special_tokens": False,  # vLLM: the rendered prompt holds its own BOS
         }
         body.update(extra)
         return body
@@ -266,6 +273,8 @@ class OpenAIGenerator:
             values = [x for x in lp["token_logprobs"] if isinstance(x, (int, float))]
             if len(values) == len(ids):
                 logprobs = [float(x) for x in values]
+            else:  # greedy chose a non-canonical split of its text (e.g. " S" "ais" "on")
+                self.noncanonical += 1
         if finish == "stop" and self.eos_id is not None:
             ids.append(self.eos_id)
         return Generation(text=text, token_ids=ids, logprobs=logprobs, finish_reason=finish)
@@ -308,29 +317,29 @@ class OpenAIGenerator:
         choice = _first_choice(reply, url)
         entries = _echo_entries(choice, url)
         tokens, token_lps, tops = entries
-        generated = _generated_count(reply, choice)
-        start = len(tops) - generated - len(cont)
         shift = self.report.shift
         assert shift is not None
-        if start - shift < 1:
-            raise BackendError(f"POST {url}: the echo holds too few positions to align")
+        expected = [self._piece(tok) for tok in cont]
+        tails = (self.report.echo_tail, 1 - self.report.echo_tail)
+        starts = [len(tops) - g - len(cont) for g in tails]
+        start = next((s for s in starts if _pieces_match(tokens, s, expected)), None)
+        if start is None or start - shift < 1:
+            raise BackendError(
+                f"POST {url}: the echoed tokens do not end with the continuation "
+                f"{expected[:8]}…; the server tokenises differently from --provenai-tokenizer "
+                "(pass the served model's own tokenizer)"
+            )
         pieces, ambiguous = self._piece_table()
         known: list[dict[int, float]] = []
         for t, tok in enumerate(cont):
-            echoed = tokens[start + t]
-            expected = self._piece(tok)
-            if expected and echoed and echoed != expected and tok not in self.stop_ids:
-                raise BackendError(
-                    f"POST {url}: echoed token {start + t} is {echoed!r} where the continuation "
-                    f"has {expected!r}; the server tokenises differently from "
-                    "--provenai-tokenizer (pass the served model's own tokenizer)"
-                )
+            # llama-cpp-python drops echoed entries of BOS-id tokens; counted from the end,
+            # the continuation's entries are unaffected (its prompt ends with text tokens)
             top = tops[start + t - shift]
             if not isinstance(top, dict):
                 raise BackendError(f"POST {url}: echoed position {start + t} has no logprobs")
             row: dict[int, float] = {}
             for key, value in top.items():
-                tid = _token_id(str(key), pieces, ambiguous, tok, self._piece(tok))
+                tid = _token_id(str(key), pieces, ambiguous, tok, expected[t])
                 if tid is not None and isinstance(value, (int, float)):
                     row[tid] = max(float(value), row.get(tid, -math.inf))
             lp = token_lps[start + t]
@@ -448,12 +457,15 @@ def _echo_entries(choice: dict[str, Any], url: str) -> tuple[list[Any], list[Any
     return tokens, token_lps, tops
 
 
-def _generated_count(reply: Any, choice: dict[str, Any]) -> int:
-    """Tokens the server generated after an echoed prompt (max_tokens=1: 0 or 1)."""
-    usage = reply.get("usage") if isinstance(reply, dict) else None
-    if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
-        return int(usage["completion_tokens"])
-    return 0 if choice.get("finish_reason") == "stop" else 1
+def _pieces_match(tokens: list[Any], start: int, expected: list[str]) -> bool:
+    """Whether the echoed tokens from ``start`` on are ``expected`` (an empty text on either
+    side, e.g. a special token, matches anything)."""
+    if start < 1 or start + len(expected) > len(tokens):
+        return False
+    return all(
+        not e or not str(tokens[start + t]) or str(tokens[start + t]) == e
+        for t, e in enumerate(expected)
+    )
 
 
 # -- the probe ----------------------------------------------------------------------------------
@@ -501,45 +513,59 @@ def load_tokenizer(spec: str | None) -> tuple[Any, frozenset[int], str]:
 def probe_server(client: JSONClient, model: str | None, tokenizer: Any, top_k: int) -> ServerReport:
     """Find out what the server at ``client.base_url`` provides (see the module docstring).
 
+    The probe prompt is rendered with the chat template, as every audit prompt is (whether a
+    prompt starts with the BOS token changes llama-cpp-python's echo alignment).
     BackendError (one line, with the fix) when it is not an OpenAI-compatible server, does not
     serve ``model``, or tokenises differently from ``tokenizer``.
     """
     base = client.base_url
     model, served = served_model(client, model)
-    gen = _probe_logprobs(client, model, top_k)
+    prompt = render_chat_with(tokenizer, list(PROBE_MESSAGES))
+    gen = _probe_logprobs(client, model, top_k, [prompt + p for p in PROBE_PREFIXES])
     top = min(top_k, len(gen[-1])) if gen else 0
     if not gen:
         note = "the server returns no logprobs"
         return ServerReport(base, model, served, 0, False, None, 0, note)
-    echo = _probe_echo(client, model, top_k)
+    echo = _probe_echo(client, model, top_k, prompt + PROBE_TEXT)
     if echo is None:
         return ServerReport(
             base, model, served, top, False, None, 0, "the server does not echo prompt logprobs"
         )
     reply, choice = echo
     tokens, _, tops = _echo_entries(choice, client.url("completions"))
-    ids = encode_prompt(tokenizer, PROBE_TEXT)
-    end = len(tops) - _generated_count(reply, choice)
-    start = end - len(ids)
+    n_prompt = len(encode_prompt(tokenizer, prompt))
+    ids = encode_prompt(tokenizer, prompt + PROBE_TEXT)[n_prompt:]
     usage = reply.get("usage") if isinstance(reply, dict) else None
     prompt_tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
-    bos = int(prompt_tokens) - len(ids) if isinstance(prompt_tokens, int) else 0
+    bos = int(prompt_tokens) - n_prompt - len(ids) if isinstance(prompt_tokens, int) else 0
     pieces = [str(tokenizer.decode([i], skip_special_tokens=True)) for i in ids]
-    if start < 0 or [str(t) for t in tokens[start:end]] != pieces or bos not in (0, 1):
+    # the echo ends with the probe text, or with it and one entry for the generated token
+    tail = next(
+        (
+            g
+            for g in (0, 1)
+            if [str(t) for t in tokens[len(tokens) - g - len(ids) :][: len(ids)]] == pieces
+        ),
+        None,
+    )
+    if tail is None or bos not in (0, 1):
         raise BackendError(
-            f"the server at {base} splits {PROBE_TEXT!r} into "
-            f"{[str(t) for t in tokens[max(start, 0) : end]]} ({prompt_tokens} prompt tokens) "
-            f"but --provenai-tokenizer gives {pieces}: pass the served model's own tokenizer"
+            f"the server at {base} echoes {PROBE_TEXT!r} as "
+            f"{[str(t) for t in tokens[-len(ids) - 1 :]]} ({prompt_tokens} prompt tokens) but "
+            f"--provenai-tokenizer splits it into {pieces} ({n_prompt + len(ids)} tokens with "
+            "the chat template): pass the served model's own tokenizer"
         )
-    shift = _find_shift(tokenizer, tops, start, gen)
+    start = len(tokens) - tail - len(ids)
+    offsets = [len(encode_prompt(tokenizer, prompt + p)) - n_prompt for p in PROBE_PREFIXES]
+    shift = _find_shift(tops, start, offsets, gen)
     if shift is None:
         note = (
             "its echoed prompt logprobs match neither the aligned nor a one-token-shifted "
             "position of its own generation-time logprobs"
         )
-        return ServerReport(base, model, served, top, True, None, bos, note)
+        return ServerReport(base, model, served, top, True, None, bos, note, tail)
     note = "" if shift == 0 else f"echoed top-k at entry i describe token i+{shift} (corrected)"
-    return ServerReport(base, model, served, top, True, shift, bos, note)
+    return ServerReport(base, model, served, top, True, shift, bos, note, tail)
 
 
 def served_model(client: JSONClient, model: str | None) -> tuple[str, tuple[str, ...]]:
@@ -581,17 +607,20 @@ def served_model(client: JSONClient, model: str | None) -> tuple[str, tuple[str,
     return model, served
 
 
-def _probe_logprobs(client: JSONClient, model: str, top_k: int) -> list[dict[str, float]]:
-    """Generation-time top-k of the token after each of PROBE_PREFIXES ([] if none)."""
+def _probe_logprobs(
+    client: JSONClient, model: str, top_k: int, prompts: list[str]
+) -> list[dict[str, float]]:
+    """Generation-time top-k of the token after each prompt ([] if the server has none)."""
     out: list[dict[str, float]] = []
-    for prefix in PROBE_PREFIXES:
+    for prompt in prompts:
         body = {
             "model": model,
-            "prompt": prefix,
+            "prompt": prompt,
             "max_tokens": 1,
             "temperature": 0.0,
             "logprobs": top_k,
             "repeat_penalty": 1.0,
+            "add_special_tokens": False,
         }
         try:
             reply = client.post("completions", body)
@@ -608,15 +637,18 @@ def _probe_logprobs(client: JSONClient, model: str, top_k: int) -> list[dict[str
     return out
 
 
-def _probe_echo(client: JSONClient, model: str, top_k: int) -> tuple[Any, dict[str, Any]] | None:
+def _probe_echo(
+    client: JSONClient, model: str, top_k: int, text: str
+) -> tuple[Any, dict[str, Any]] | None:
     body = {
         "model": model,
-        "prompt": PROBE_TEXT,
+        "prompt": text,
         "max_tokens": 1,
         "temperature": 0.0,
         "echo": True,
         "logprobs": top_k,
         "repeat_penalty": 1.0,
+        "add_special_tokens": False,
     }
     try:
         reply = client.post("completions", body)
@@ -637,16 +669,16 @@ def _probe_echo(client: JSONClient, model: str, top_k: int) -> tuple[Any, dict[s
 
 
 def _find_shift(
-    tokenizer: Any, tops: list[Any], start: int, reference: list[dict[str, float]]
+    tops: list[Any], start: int, offsets: list[int], reference: list[dict[str, float]]
 ) -> int | None:
-    """The shift s such that the echoed entry of token ``i + s`` … see module docstring: the
-    generation-time distribution after each probe prefix must equal the echoed entry for the
-    token that follows the prefix, shifted by s."""
+    """The one shift s in KNOWN_SHIFTS for which, after each probe prefix (``offsets``: its
+    length in continuation tokens), the echoed entry ``start + offset − s`` holds the
+    generation-time distribution of the token that follows the prefix; None if no single one."""
     matches: list[int] = []
     for s in KNOWN_SHIFTS:
         ok = True
-        for prefix, ref in zip(PROBE_PREFIXES, reference, strict=True):
-            pos = start + len(encode_prompt(tokenizer, prefix)) - s
+        for offset, ref in zip(offsets, reference, strict=True):
+            pos = start + offset - s
             entry = tops[pos] if 0 <= pos < len(tops) else None
             if not isinstance(entry, dict) or not _same_distribution(entry, ref):
                 ok = False
