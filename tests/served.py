@@ -159,6 +159,7 @@ class Proxy:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
         self.server.daemon_threads = True
+        self.server.block_on_close = False
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -290,6 +291,7 @@ class Scripted:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
         self.server.daemon_threads = True
+        self.server.block_on_close = False
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property

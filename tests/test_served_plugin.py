@@ -1,4 +1,4 @@
-"""The shipped fidelity and influence suites end to end over a real llama.cpp server (three
+"""The shipped fidelity and influence suites end to end over a real llama.cpp server (two
 short cases, ``-n 2``, both workers sharing the server, each through its own base URL), and
 what an audit does when the server fails mid-run. The server comes from conftest.py
 (``llama_base_url``); the API key from tests/served.py."""
@@ -20,9 +20,11 @@ pytestmark = pytest.mark.slow
 
 
 def project(pytester: pytest.Pytester, *suites: str) -> Path:
+    """Two cases (3 and 2 resources): llama-cpp-python's echo costs about 0.1 s per prompt
+    token in Python on 2 cores, so each influence case costs (k + 1) x ~40 s."""
     root = pytester.path
     data = root / "dev.json"
-    data.write_text(json.dumps(RECORDS), encoding="utf-8")
+    data.write_text(json.dumps(RECORDS[1:]), encoding="utf-8")
     freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
     for suite in suites:
         shutil.copy(REPO / "suites" / suite, root / suite)
@@ -61,8 +63,17 @@ def test_suites_over_one_server_with_two_workers(
     root = project(pytester, "test_fidelity.py", "test_influence.py")
     second = llama_base_url.replace("127.0.0.1", "localhost")
     urls = f"{llama_base_url},{second}"
-    result = run(pytester, "-n", "2", "--provenai-base-urls", urls, "--snapshot-update")
-    result.assert_outcomes(passed=6)  # 3 cases x (fidelity, influence)
+    result = run(
+        pytester,
+        "-n",
+        "2",
+        "--dist",
+        "loadgroup",
+        "--provenai-base-urls",
+        urls,
+        "--snapshot-update",
+    )
+    result.assert_outcomes(passed=4)  # 2 cases x (fidelity, influence)
     result.stdout.fnmatch_lines(
         [
             f"*served {MODEL_ALIAS} at http://*/v1: generate, top-20 logprobs, score via echoed "
@@ -71,7 +82,7 @@ def test_suites_over_one_server_with_two_workers(
     )
     data = json.loads((root / "results.json").read_text(encoding="utf-8"))
     records = data["records"]["test_influence.py::test_influence"]
-    assert [r["case_id"] for r in records] == ["case-alpha", "case-beta", "case-gamma"]
+    assert [r["case_id"] for r in records] == ["case-beta", "case-gamma"]
     for rec in records:
         assert rec["influence"]["measured"] is True
         assert rec["influence"]["signals"] == ["surface", "kl", "kl-top20"]
@@ -88,7 +99,7 @@ def test_suites_over_one_server_with_two_workers(
     assert {m["endpoint"] for m in data["models"].values()} == {llama_base_url, second}
     assert API_KEY not in everything_written(root) + result.stdout.str() + result.stderr.str()
     golden = sorted(p.parent.name for p in (root / "golden").rglob("*.json"))
-    assert set(golden) == {"test_fidelity", "test_influence"} and len(golden) == 6
+    assert set(golden) == {"test_fidelity", "test_influence"} and len(golden) == 4
 
 
 def test_server_that_drops_mid_run_fails_closed(
@@ -99,12 +110,12 @@ def test_server_that_drops_mid_run_fails_closed(
     # first case's generation is the 6th; then the connection drops on every request
     with Proxy(llama_base_url, fail_after=6, fail_status=None) as proxy:
         result = run(pytester, "--provenai-base-url", proxy.base_url, "--snapshot-update")
-    result.assert_outcomes(passed=1, failed=2)
+    result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
-            f"E   *BackendError: POST {proxy.base_url}/completions: connection dropped (*) "
+            f"E   *ServerError: POST {proxy.base_url}/completions: connection dropped (*) "
             "(gave up after 4 attempts)",
-            "*FAIL test_fidelity.py::test_fidelity fidelity.answer_f1 = *n=3*",
+            "*FAIL test_fidelity.py::test_fidelity fidelity.answer_accuracy = *n=1 — 1 case(s) produced no record (fail closed)",
         ]
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -112,7 +123,7 @@ def test_server_that_drops_mid_run_fails_closed(
     assert len(entries) == 1  # only the generation that succeeded was cached
     data = json.loads((root / "results.json").read_text(encoding="utf-8"))
     missing = [r for r in data["records"]["test_fidelity.py::test_fidelity"] if "missing" in r]
-    assert len(missing) == 2
+    assert len(missing) == 1
 
 
 def test_missing_api_key_is_one_usage_line(

@@ -21,11 +21,14 @@ What a server provides is found out once per base URL by :func:`probe_server`:
   which the two distributions of a KL term agree token for token. The KL is then an
   approximation of the exact KL (measured in README, "Served models"); the influence record's
   ``signals`` say ``kl-top<k>``.
-- Alignment is verified, not assumed: the server's echoed distribution at a known position of
-  ``PROBE_TEXT`` must match its own generation-time distribution for that position. A server
-  whose echoed entry ``i`` describes token ``i + 1`` (llama-cpp-python 0.3.x without a BOS
-  token) is corrected by that shift; one that matches no known shift gets no ``score`` (KL is
-  refused with one line saying why).
+- Alignment is verified, not assumed: the probe renders a chat prompt the way audits do, asks
+  for the generation-time top-k after two prefixes of ``PROBE_TEXT`` continuing it, echoes the
+  whole text, and looks for those distributions among the echoed entries. A server whose
+  entry ``i`` describes token ``i`` (OpenAI semantics) is used as is; one whose entry ``i``
+  describes token ``i + 1`` is corrected by that shift — llama-cpp-python 0.3.x does this
+  when the prompt does *not* start with the model's BOS id (it drops a leading BOS from the
+  echoed tokens but not from the logits, so with a leading BOS it is aligned). A server that
+  matches no known shift gets no ``score``: KL is refused with one line saying why.
 
 The API key, if the server wants one, is read from ``$PROVENAI_API_KEY``; it is sent as a
 bearer token and never stored in identities, records, results, cache keys or messages.
