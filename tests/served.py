@@ -107,7 +107,27 @@ def llama_server(
             out.close()
 
 
-# -- the proxy -----------------------------------------------------------------------------------
+# -- loopback HTTP servers -------------------------------------------------------------------------
+class Loopback:
+    """A threaded HTTP server on 127.0.0.1 (a free port) that never blocks on close."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+        self.server.daemon_threads = True
+        self.server.block_on_close = False
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
 
 Transform = Callable[[str, dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
 
@@ -157,22 +177,18 @@ class Proxy:
                 length = int(self.headers.get("Content-Length", "0"))
                 proxy.handle(self, json.loads(self.rfile.read(length) or b"{}"))
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-        self.server.daemon_threads = True
-        self.server.block_on_close = False
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._loop = Loopback(Handler)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        return self._loop.base_url
 
     def __enter__(self) -> Proxy:
-        self.thread.start()
+        self._loop.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._loop.stop()
 
     def _send(self, h: BaseHTTPRequestHandler, status: int, body: bytes, ctype: str) -> None:
         h.send_response(status)
@@ -289,22 +305,18 @@ class Scripted:
                 self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 me.answer(self)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-        self.server.daemon_threads = True
-        self.server.block_on_close = False
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._loop = Loopback(Handler)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        return self._loop.base_url
 
     def __enter__(self) -> Scripted:
-        self.thread.start()
+        self._loop.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self._loop.stop()
 
     def answer(self, h: BaseHTTPRequestHandler) -> None:
         n = len(self.requests)

@@ -115,7 +115,8 @@ def test_server_that_drops_mid_run_fails_closed(
         [
             f"E   *ServerError: POST {proxy.base_url}/completions: connection dropped (*) "
             "(gave up after 4 attempts)",
-            "*FAIL test_fidelity.py::test_fidelity fidelity.answer_accuracy = *n=1 — 1 case(s) produced no record (fail closed)",
+            "*FAIL test_fidelity.py::test_fidelity fidelity.answer_accuracy = *n=1 — 1 case(s) "
+            "produced no record (fail closed)",
         ]
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -610,23 +610,28 @@ def served_model(client: JSONClient, model: str | None) -> tuple[str, tuple[str,
     return model, served
 
 
+def _one_token(model: str, prompt: str, top_k: int, **extra: Any) -> dict[str, Any]:
+    """A probe request: one greedy token with its top-k (and the prompt's, with echo)."""
+    return {
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": 1,
+        "temperature": 0.0,
+        "logprobs": top_k,
+        "repeat_penalty": 1.0,
+        "add_special_tokens": False,
+        **extra,
+    }
+
+
 def _probe_logprobs(
     client: JSONClient, model: str, top_k: int, prompts: list[str]
 ) -> list[dict[str, float]]:
     """Generation-time top-k of the token after each prompt ([] if the server has none)."""
     out: list[dict[str, float]] = []
     for prompt in prompts:
-        body = {
-            "model": model,
-            "prompt": prompt,
-            "max_tokens": 1,
-            "temperature": 0.0,
-            "logprobs": top_k,
-            "repeat_penalty": 1.0,
-            "add_special_tokens": False,
-        }
         try:
-            reply = client.post("completions", body)
+            reply = client.post("completions", _one_token(model, prompt, top_k))
         except ServerError as exc:
             if exc.status is not None and 400 <= exc.status < 500:
                 return []  # refuses logprobs (or this many)
@@ -643,18 +648,8 @@ def _probe_logprobs(
 def _probe_echo(
     client: JSONClient, model: str, top_k: int, text: str
 ) -> tuple[Any, dict[str, Any]] | None:
-    body = {
-        "model": model,
-        "prompt": text,
-        "max_tokens": 1,
-        "temperature": 0.0,
-        "echo": True,
-        "logprobs": top_k,
-        "repeat_penalty": 1.0,
-        "add_special_tokens": False,
-    }
     try:
-        reply = client.post("completions", body)
+        reply = client.post("completions", _one_token(model, text, top_k, echo=True))
     except ServerError as exc:
         if exc.status is not None and 400 <= exc.status < 500:
             return None
