@@ -180,7 +180,7 @@ def test_max_concurrency_bounds_the_ablation_requests(
     with Proxy(llama_base_url) as proxy:
         two = load_served(options(proxy.base_url, max_concurrency=2), Decoding(max_new_tokens=24))
         start = proxy.count
-        result = two.ablation_pass(prompt, ablated, gen.token_ids, TIE_MARGIN)
+        result = two.ablation_pass(prompt, ablated, gen.token_ids, margin=TIE_MARGIN)
         assert proxy.peak_in_flight == 2
     assert proxy.count - start >= 3  # full + two ablated scores (+ regenerations)
     assert result.variants[1].divergence is None  # the unchanged prompt keeps the output

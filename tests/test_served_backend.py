@@ -107,15 +107,9 @@ def test_fid(provenai_case, provenai_subject, provenai_record):
 
 
 def served_project(pytester: pytest.Pytester) -> None:
-    from project import RECORDS
+    from project import RECORDS, freeze_records
 
-    from pytest_provenai.frozen.freeze import freeze_hotpotqa
-
-    data = pytester.path / "dev.json"
-    import json
-
-    data.write_text(json.dumps(RECORDS), encoding="utf-8")
-    freeze_hotpotqa(data, pytester.path / "fixtures" / "mini", seed=42)
+    freeze_records(pytester.path, RECORDS)
     pytester.makeini("[pytest]\nprovenai_fixtures = fixtures/mini\n")
     pytester.makepyfile(test_fid=FIDELITY)
 

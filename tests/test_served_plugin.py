@@ -5,15 +5,12 @@ what an audit does when the server fails mid-run. The server comes from conftest
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
+from project import RECORDS, freeze_records, results, run
 from served import API_KEY, MODEL_ALIAS, Proxy
-from test_plugin import RECORDS
-
-from pytest_provenai.frozen.freeze import freeze_hotpotqa
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -23,9 +20,7 @@ def project(pytester: pytest.Pytester, *suites: str) -> Path:
     """Two cases (3 and 2 resources): llama-cpp-python's echo costs about 0.1 s per prompt
     token in Python on 2 cores, so each influence case costs (k + 1) x ~40 s."""
     root = pytester.path
-    data = root / "dev.json"
-    data.write_text(json.dumps(RECORDS[1:]), encoding="utf-8")
-    freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
+    freeze_records(root, RECORDS[1:])
     for suite in suites:
         shutil.copy(REPO / "suites" / suite, root / suite)
     pytester.makeini(
@@ -45,10 +40,6 @@ def project(pytester: pytest.Pytester, *suites: str) -> Path:
 @pytest.fixture(autouse=True)
 def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROVENAI_API_KEY", API_KEY)
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
 
 
 def everything_written(root: Path) -> str:
@@ -80,7 +71,7 @@ def test_suites_over_one_server_with_two_workers(
             "prompt logprobs (shifted by 1, corrected); KL from top-20",
         ]
     )
-    data = json.loads((root / "results.json").read_text(encoding="utf-8"))
+    data = results(root)
     records = data["records"]["test_influence.py::test_influence"]
     assert [r["case_id"] for r in records] == ["case-beta", "case-gamma"]
     for rec in records:
@@ -122,7 +113,7 @@ def test_server_that_drops_mid_run_fails_closed(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     entries = list((root / ".provenai-cache" / "generations").rglob("*.json"))
     assert len(entries) == 1  # only the generation that succeeded was cached
-    data = json.loads((root / "results.json").read_text(encoding="utf-8"))
+    data = results(root)
     missing = [r for r in data["records"]["test_fidelity.py::test_fidelity"] if "missing" in r]
     assert len(missing) == 1
 
