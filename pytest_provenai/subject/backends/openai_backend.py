@@ -47,6 +47,7 @@ from typing import Any
 
 from ...errors import BackendError
 from ._common import (
+    LocalModelGenerator,
     check_continuation_ids,
     encode_prompt,
     first_divergence,
@@ -178,8 +179,10 @@ def truncate_rows(rows: Any, k: int) -> Any:
 # -- the generator ------------------------------------------------------------------------------
 
 
-class OpenAIGenerator:
-    """A :class:`~pytest_provenai.subject.backends.base.Generator` over a served model."""
+class OpenAIGenerator(LocalModelGenerator):
+    """A :class:`~pytest_provenai.subject.backends.base.Generator` over a served model; the
+    identity, chat rendering, encoding and decoding are the local tokenizer's (shared with the
+    local backends)."""
 
     def __init__(
         self,
@@ -222,21 +225,8 @@ class OpenAIGenerator:
         )
 
     @property
-    def identity(self) -> Identity:
-        return self._identity
-
-    @property
     def capabilities(self) -> Capabilities:
         return self._capabilities
-
-    def render_chat(self, messages: list[dict[str, str]]) -> str:
-        return render_chat_with(self.tokenizer, messages)
-
-    def encode(self, prompt: str) -> list[int]:
-        return encode_prompt(self.tokenizer, prompt)
-
-    def decode(self, token_ids: list[int]) -> str:
-        return str(self.tokenizer.decode(token_ids, skip_special_tokens=True))
 
     # -- generate ---------------------------------------------------------------------------
     def _body(self, prompt: str, max_tokens: int, **extra: Any) -> dict[str, Any]:
