@@ -50,6 +50,14 @@ class RetrievingSubject:
     def capabilities(self) -> Capabilities:
         return self.inner.capabilities
 
+    @property
+    def model_calls(self) -> int:
+        return self.inner.model_calls
+
+    @property
+    def model_loads(self) -> int:
+        return self.inner.model_loads
+
     def runner(self) -> ModelRunner | None:
         return self.inner.runner()
 
