@@ -188,6 +188,8 @@ class ProvenaiSession:
     _outbox: dict[str, dict[str, Any]] = field(default_factory=dict)
     _plan_sent: bool = False
     _models_sent: int = 0
+    _calls_seen: int = 0  # the subject's model calls at the last report
+    _loads_sent: int = 0
     # the run, as absorbed from reports (the controller, or the only process)
     records: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     recorded: set[str] = field(default_factory=set)
@@ -198,6 +200,8 @@ class ProvenaiSession:
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    model_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    model_loads: dict[str, int] = field(default_factory=dict)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     started: float = field(default_factory=time.time)
     started_at: str = field(default_factory=_now)
@@ -344,9 +348,11 @@ class ProvenaiSession:
             theta_floor=self.settings.theta_floor,
         )
 
-    def report_payload(self, nodeid: str) -> dict[str, Any]:
+    def report_payload(self, nodeid: str, *, uses_model: bool = False) -> dict[str, Any]:
         """What goes out with a report of ``nodeid``: what the test produced since its last
-        report, the models loaded since, and (once per process) the plan."""
+        report, the models loaded since, and (once per process) the plan. For a test that
+        uses the subject (``uses_model``), the model calls it made since its last report; and
+        whenever it changed, how many times this process loaded model weights."""
         payload = self._outbox.pop(nodeid, {})
         if len(self.models) != self._models_sent:
             payload["models"] = dict(self.models)
@@ -354,6 +360,14 @@ class ProvenaiSession:
         if not self._plan_sent:
             payload["plan"] = self.plan.as_dict()
             self._plan_sent = True
+        calls = self._subject.model_calls if self._subject is not None else 0
+        if uses_model:
+            payload["model_calls"] = calls - self._calls_seen
+        self._calls_seen = calls
+        loads = self._subject.model_loads if self._subject is not None else 0
+        if loads != self._loads_sent:
+            payload["model_loads"] = {self.worker_id or "main": loads}
+            self._loads_sent = loads
         return payload
 
     # -- absorbing (the controller, or the only process) -----------------------------------
@@ -378,15 +392,32 @@ class ProvenaiSession:
             self.produced_by[nodeid] = payload["produced_by"]
         if "influence_costs" in payload:
             self.influence_costs[nodeid] = payload["influence_costs"]
+        if "model_calls" in payload:
+            self.model_calls[nodeid] += int(payload["model_calls"])
+        self.model_loads.update(payload.get("model_loads", {}))
 
     def worker_payload(self) -> str:
-        """Sent through ``config.workeroutput`` when a worker ends: its plan and models."""
-        return json.dumps({"plan": self.plan.as_dict(), "models": self.models})
+        """Sent through ``config.workeroutput`` when a worker ends: its plan, models and how
+        many times it loaded model weights."""
+        loads = {self.worker_id or "main": self._loads_sent} if self._loads_sent else {}
+        return json.dumps({"plan": self.plan.as_dict(), "models": self.models, "loads": loads})
 
     def merge(self, payload: str) -> None:
         data = json.loads(payload)
         self.plan.merge(data["plan"])
         self.models.update(data["models"])
+        self.model_loads.update(data.get("loads", {}))
+
+    def cache_summary(self) -> dict[str, int]:
+        """How much of the run the caches answered: of the recorded case items that use the
+        model, how many made no model call; model calls and weight loads in all processes."""
+        cases = [n for n in self.model_calls if n in self.recorded]
+        return {
+            "model_cases": len(cases),
+            "model_cases_from_cache": sum(1 for n in cases if self.model_calls[n] == 0),
+            "model_calls": sum(self.model_calls.values()),
+            "model_loads": sum(self.model_loads.values()),
+        }
 
     # -- end of session --------------------------------------------------------------------
     def _placeholders(self) -> dict[str, list[dict[str, Any]]]:
@@ -435,7 +466,7 @@ class ProvenaiSession:
                 "wall_seconds": round(time.time() - self.started, 3),
                 "per_test_seconds": {k: round(v, 4) for k, v in sorted(self.timings.items())},
             },
-            cache={},
+            cache=self.cache_summary(),
             seed=self.settings.seed,
         )
 
