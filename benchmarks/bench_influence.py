@@ -75,6 +75,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="transformers", choices=("transformers", "mlx"))
     parser.add_argument("--cases", type=int, default=10)
+    parser.add_argument("--start", type=int, default=0, help="skip this many cases first")
     parser.add_argument("--max-new-tokens", type=int, default=128)
     parser.add_argument("--fixtures", default=str(ROOT / "fixtures" / "hotpotqa-dev60"))
     parser.add_argument(
@@ -102,9 +103,9 @@ def main() -> None:
         sys.path.insert(0, str(ROOT / "tests"))
         from test_ablation_model import invented_cases
 
-        cases = [c for c, _ in invented_cases()][: args.cases]
+        cases = [c for c, _ in invented_cases()][args.start : args.start + args.cases]
     else:
-        cases = load_fixture_set(args.fixtures).cases[: args.cases]
+        cases = load_fixture_set(args.fixtures).cases[args.start : args.start + args.cases]
     previous = previous_exact(gen, args.against) if args.against else None
     rows = []
     for n, case in enumerate(cases):

@@ -65,6 +65,12 @@ def test_prompt_lookup_drafts_where_the_realised_output_has_no_match() -> None:
     assert d.propose([50, 42], limit=4) == []
 
 
+def test_a_repeated_phrase_or_loop_in_the_output_drafts_itself() -> None:
+    d = Drafter(prompt=[], realised=[])
+    assert d.propose([5, 6, 7, 5, 6, 7, 5, 6], limit=6) == [7, 5, 6, 7]
+    assert d.propose([1, 2, 3, 9, 9, 9], limit=3) == [9, 9, 9]
+
+
 def test_the_hint_leads_the_draft_and_the_limit_and_length_bound_it() -> None:
     d = Drafter(prompt=[], realised=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
     assert d.propose([1, 2], limit=10, hint=[9]) == [9, 10]

@@ -9,9 +9,10 @@ forward pass:
 
 * **Drafts** (:class:`Drafter`) come from the realised output, re-synchronised on the longest
   n-gram that ends the output decoded so far (so a tail that is shifted, or differs by one
-  token, still drafts), and from n-grams of the prompt (prompt lookup); the longer match
-  wins. A *hint* (the teacher-forced argmax at the first divergent position) can lead the
-  first block. The draft length adapts to how many drafts were accepted.
+  token, still drafts), from the output itself (a repeated phrase, a loop) and from n-grams
+  of the prompt (prompt lookup); the longest match wins. A *hint* (the teacher-forced argmax
+  at the first divergent position) can lead the first block. The draft length adapts to how
+  many drafts were accepted.
 * **Acceptance** (:func:`accept_block`): position ``j`` of the block predicts the token after
   the fed token and the first ``j`` drafts. Draft ``j`` is accepted only when it is that
   position's argmax *and* the top-two log-probability gap exceeds the tie margin; the first
@@ -76,6 +77,10 @@ class Drafter:
         return draft
 
     def _continue(self, history: Sequence[int], n: int) -> list[int]:
+        """The continuation of the longest n-gram that ends ``history``, looked up in the
+        realised output (the occurrence nearest the aligned position), in ``history`` itself
+        (a repeated phrase or loop; the latest earlier occurrence) and in the prompt (its last
+        occurrence); the longest match wins, in that order on a tie."""
         best: list[int] = []
         best_len = 0
         for k in range(min(REALISED_NGRAM, len(history)), 0, -1):
@@ -85,9 +90,12 @@ class Drafter:
                 i = min(starts, key=lambda s: (abs(s - expected), -s))
                 best, best_len = self.realised[i : i + n], k
                 break
-        for k in range(min(PROMPT_NGRAM, len(history)), PROMPT_NGRAM_MIN - 1, -1):
-            if k <= best_len:
+        for k in range(min(REALISED_NGRAM, len(history) - 1), max(best_len, 1), -1):
+            after = _last_occurrence(history, list(history[-k:]), end=len(history))
+            if after is not None:
+                best, best_len = list(history[after : after + n]), k
                 break
+        for k in range(min(PROMPT_NGRAM, len(history)), max(best_len, PROMPT_NGRAM_MIN - 1), -1):
             starts = self._prompt_index.get(tuple(history[-k:]))
             if starts:
                 i = starts[-1]
@@ -101,6 +109,16 @@ class Drafter:
             self.length = min(DRAFT_MAX, self.length + 2)
         elif drafted:
             self.length = max(1, self.length - 1)
+
+
+def _last_occurrence(tokens: Sequence[int], pattern: list[int], end: int) -> int | None:
+    """The position right after the last occurrence of ``pattern`` that ends before ``end``
+    (so something follows it), or None."""
+    k = len(pattern)
+    for stop in range(end - 1, k - 1, -1):
+        if list(tokens[stop - k : stop]) == pattern:
+            return stop
+    return None
 
 
 def _ngram_index(
