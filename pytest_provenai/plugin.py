@@ -379,8 +379,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
     if SESSION_KEY in item.config.stash:
-        uses_model = "provenai_subject" in getattr(item, "fixturenames", ())
-        payload = _session(item.config).report_payload(item.nodeid, uses_model=uses_model)
+        payload = _session(item.config).report_payload(item.nodeid)
         if payload:
             report.provenai = payload  # type: ignore[attr-defined]
 

@@ -188,7 +188,7 @@ class ProvenaiSession:
     _outbox: dict[str, dict[str, Any]] = field(default_factory=dict)
     _plan_sent: bool = False
     _models_sent: int = 0
-    _calls_seen: int = 0  # the subject's model calls at the last report
+    _seen: tuple[int, int] = (0, 0)  # the subject's model calls and cache hits at the last report
     _loads_sent: int = 0
     # the run, as absorbed from reports (the controller, or the only process)
     records: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
@@ -201,6 +201,7 @@ class ProvenaiSession:
     produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     model_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    cache_hits: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     model_loads: dict[str, int] = field(default_factory=dict)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     started: float = field(default_factory=time.time)
@@ -348,10 +349,10 @@ class ProvenaiSession:
             theta_floor=self.settings.theta_floor,
         )
 
-    def report_payload(self, nodeid: str, *, uses_model: bool = False) -> dict[str, Any]:
+    def report_payload(self, nodeid: str) -> dict[str, Any]:
         """What goes out with a report of ``nodeid``: what the test produced since its last
-        report, the models loaded since, and (once per process) the plan. For a test that
-        uses the subject (``uses_model``), the model calls it made since its last report; and
+        report, the models loaded since, and (once per process) the plan; the model calls it
+        made and the generations it read from the cache since its last report, when any; and
         whenever it changed, how many times this process loaded model weights."""
         payload = self._outbox.pop(nodeid, {})
         if len(self.models) != self._models_sent:
@@ -360,10 +361,12 @@ class ProvenaiSession:
         if not self._plan_sent:
             payload["plan"] = self.plan.as_dict()
             self._plan_sent = True
-        calls = self._subject.model_calls if self._subject is not None else 0
-        if uses_model:
-            payload["model_calls"] = calls - self._calls_seen
-        self._calls_seen = calls
+        subject = self._subject
+        seen = (subject.model_calls, subject.cache_hits) if subject is not None else (0, 0)
+        calls, hits = seen[0] - self._seen[0], seen[1] - self._seen[1]
+        if calls or hits:
+            payload["model_calls"], payload["cache_hits"] = calls, hits
+        self._seen = seen
         loads = self._subject.model_loads if self._subject is not None else 0
         if loads != self._loads_sent:
             payload["model_loads"] = {self.worker_id or "main": loads}
@@ -394,6 +397,7 @@ class ProvenaiSession:
             self.influence_costs[nodeid] = payload["influence_costs"]
         if "model_calls" in payload:
             self.model_calls[nodeid] += int(payload["model_calls"])
+            self.cache_hits[nodeid] += int(payload["cache_hits"])
         self.model_loads.update(payload.get("model_loads", {}))
 
     def worker_payload(self) -> str:
@@ -409,8 +413,9 @@ class ProvenaiSession:
         self.model_loads.update(data.get("loads", {}))
 
     def cache_summary(self) -> dict[str, int]:
-        """How much of the run the caches answered: of the recorded case items that use the
-        model, how many made no model call; model calls and weight loads in all processes."""
+        """How much of the run the caches answered: of the recorded case items that needed
+        the model (made a model call or read a generation from the cache), how many made no
+        model call; model calls and weight loads in all processes."""
         cases = [n for n in self.model_calls if n in self.recorded]
         return {
             "model_cases": len(cases),

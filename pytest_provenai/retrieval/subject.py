@@ -58,6 +58,10 @@ class RetrievingSubject:
     def model_loads(self) -> int:
         return self.inner.model_loads
 
+    @property
+    def cache_hits(self) -> int:
+        return self.inner.cache_hits
+
     def runner(self) -> ModelRunner | None:
         return self.inner.runner()
 

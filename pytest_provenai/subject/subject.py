@@ -83,7 +83,8 @@ class Subject(Protocol):
     """The system under audit: answers a case with a :class:`Trace`. ``runner()`` is its
     model side for ablation and exposure, or None when the harness cannot prompt its model
     itself (a ``--provenai-pipeline``). ``model_calls`` counts real model work in this
-    process; ``model_loads`` how many times model weights were loaded."""
+    process, ``cache_hits`` generations read back from the cache instead, ``model_loads``
+    how many times model weights were loaded."""
 
     @property
     def identity(self) -> Identity: ...
@@ -96,6 +97,9 @@ class Subject(Protocol):
 
     @property
     def model_loads(self) -> int: ...
+
+    @property
+    def cache_hits(self) -> int: ...
 
     def answer(self, case: Case, resources: Sequence[Resource] | None = None) -> Trace: ...
 
@@ -111,6 +115,7 @@ class ModelSubject:
         self.generator = generator
         self.cache = cache
         self.model_calls = 0
+        self.cache_hits = 0
 
     @property
     def model_loads(self) -> int:
@@ -146,7 +151,10 @@ class ModelSubject:
         key = self._key(prompt)
         if key is None or self.cache is None:
             return None
-        return self.cache.get(key, producers=TRUSTED_PRODUCERS)
+        hit = self.cache.get(key, producers=TRUSTED_PRODUCERS)
+        if hit is not None:
+            self.cache_hits += 1
+        return hit
 
     def store_generation(self, prompt: str, generation: Generation, *, producer: str) -> None:
         key = self._key(prompt)
@@ -270,6 +278,7 @@ class PipelineSubject:
         self.spec = spec
         self.fn: PipelineFn = fn or import_callable(spec, "--provenai-pipeline")
         self.model_calls = 0
+        self.cache_hits = 0  # a pipeline is never cached
         self._identity = Identity(
             backend="pipeline",
             name=f"pipeline-{spec}",
