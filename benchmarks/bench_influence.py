@@ -231,7 +231,11 @@ def main() -> None:
             f"{r['verified']} | {r['naive_tok']} | {r['exact_tok']} | {r['bound_tok']} | "
             f"{r['same']} |"
         )
-    tot = {k: sum(r[k] for r in rows) for k in rows[0] if not isinstance(r[k], (str, bool))}
+    tot = {
+        k: sum(r[k] for r in rows)
+        for k, v in rows[0].items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
     tot_k = sum(r["k"] for r in rows)
     print(
         f"| **total** | | | {tot['naive_s']:.1f} | {tot['exact_s']:.1f} | "

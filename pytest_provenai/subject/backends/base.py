@@ -105,7 +105,8 @@ TIE_MARGIN = 1e-3
 any other way than :meth:`Generator.generate` computes it (teacher-forced, batched, a block
 of drafts, another cache layout) is not trusted to equal what ``generate`` would pick: the
 computations agree only up to float rounding. A fast path never decides a token at such a
-near tie; it decodes that prompt with ``generate`` instead."""
+near tie: it replays ``generate``'s own computation up to there and takes ``generate``'s
+token."""
 
 FAST_PATH_VERSION = "provenai-fast-path/2"
 """Version of the backends' fast paths (:meth:`KVAblation.ablation_pass`,
@@ -118,7 +119,7 @@ not record one) is ignored and recomputed. Bump it whenever a fast path changes.
 class DecodeStats:
     """What a fast path's greedy decoding did: draft tokens proposed, drafts accepted,
     positions computed in decoding forwards (one per fed token, block padding included), and
-    prompts decoded by ``generate`` because a near tie left the fast path (``fallbacks``)."""
+    near ties settled by replaying ``generate``'s own computation (``fallbacks``)."""
 
     drafted: int = 0
     accepted: int = 0

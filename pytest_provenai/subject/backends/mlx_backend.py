@@ -287,7 +287,8 @@ class MLXGenerator(LocalModelGenerator):
         trimmed back to the prefix it shares with the prompt and only the rest fed, the same
         divergence test, and a divergent variant decoded right there from its divergent
         position by speculative re-alignment (one variant at a time: the next variant trims
-        the cache back below everything decoded). A near tie goes to :meth:`generate`."""
+        the cache back below everything decoded). A near tie is settled by replaying
+        ``generate``'s computation up to it."""
         import mlx.core as mx
         import numpy as np
 
@@ -325,22 +326,18 @@ class MLXGenerator(LocalModelGenerator):
                 else:
                     history = ids + cont[:div]
                     cache = self._cache_at(cache, tokens, len(history) - 1)
-                    generation, stats = self._decode_one(
+                    generation, stats, fed = self._decode_settled(
                         cache,
+                        ids,
                         forced=cont[:div],
                         lead=[float(rows[t, tok]) for t, tok in enumerate(cont[:div])],
-                        feed=history[-1],
                         drafter=Drafter(ids, cont),
                         hint=[int(np.argmax(rows[div]))],
                         max_new=max_new,
                         margin=margin,
                     )
-                    used += stats.verified
+                    used += fed
                     tokens = history[:-1]  # what the cache is known to hold below the decoding
-                    if generation is None:  # a near tie: the reference computation decides
-                        generation = self.generate(variants[j])
-                        used += generate_tokens(len(ids), generation)
-                        stats.fallbacks += 1
                 out[j] = VariantPass(
                     rows=rows,
                     generation=generation,
@@ -357,7 +354,7 @@ class MLXGenerator(LocalModelGenerator):
         """Greedy generations of several prompts, each identical to :meth:`generate` of it:
         the common token prefix is run once, each prompt feeds only the rest (the cache
         trimmed back in between) and is decoded by speculative re-alignment (prompt lookup);
-        a near tie goes to :meth:`generate`."""
+        a near tie is settled by replaying ``generate``'s computation up to it."""
         import mlx.core as mx
 
         if not prompts:
@@ -375,29 +372,87 @@ class MLXGenerator(LocalModelGenerator):
         with mx.stream(self._mx_device):
             cache = self._prefilled_cache(encoded[0][:shared])
             tokens = encoded[0][:shared]
-            for prompt, ids in zip(prompts, encoded, strict=True):
+            for ids in encoded:
                 cache = self._cache_at(cache, tokens, shared)
                 self._extend(cache, ids[shared:-1])
                 total += len(ids) - 1 - shared
                 tokens = ids[:-1]
-                generation, one = self._decode_one(
+                generation, one, fed = self._decode_settled(
                     cache,
+                    ids,
                     forced=[],
                     lead=[],
-                    feed=ids[-1],
                     drafter=Drafter(ids),
                     hint=[],
                     max_new=max_new,
                     margin=margin,
                 )
-                total += one.verified
-                if generation is None:  # a near tie: the reference computation decides
-                    generation = self.generate(prompt)
-                    total += generate_tokens(len(ids), generation)
-                    one.fallbacks += 1
+                total += fed
                 stats.add(one)
                 gens.append(generation)
         return GenerationBatch(generations=gens, forward_tokens=total, decode=stats)
+
+    def _decode_settled(
+        self,
+        cache: list[Any],
+        prompt_ids: list[int],
+        *,
+        forced: list[int],
+        lead: list[float],
+        drafter: Drafter,
+        hint: list[int],
+        max_new: int,
+        margin: float,
+    ) -> tuple[Generation, DecodeStats, int]:
+        """:meth:`_decode_one` from ``cache`` (the prompt + ``forced[:-1]``); at a near tie the
+        token is settled by :meth:`_replay` (``generate``'s own computation) and decoding goes
+        on in the replayed cache, as often as ties come. Returns the generation, what decoding
+        did and the tokens fed."""
+        stats = DecodeStats()
+        fed = 0
+        feed = (prompt_ids + forced)[-1]
+        while True:
+            generation, tokens, logprobs, one = self._decode_one(
+                cache,
+                forced=forced,
+                lead=lead,
+                feed=feed,
+                drafter=drafter,
+                hint=hint,
+                max_new=max_new,
+                margin=margin,
+            )
+            stats.add(one)
+            fed += one.verified
+            if generation is not None:
+                return generation, stats, fed
+            tok, logprob, cache = self._replay(prompt_ids, tokens)
+            stats.fallbacks += 1
+            fed += len(prompt_ids) + len(tokens)
+            forced, lead, feed, hint = [*tokens, tok], [*logprobs, logprob], tok, []
+            if tok in self.stop_ids or len(forced) >= max_new:
+                finish = "stop" if tok in self.stop_ids else "length"
+                return Generation(self.decode(forced), forced, lead, finish), stats, fed
+
+    def _replay(self, prompt_ids: list[int], decided: list[int]) -> tuple[int, float, list[Any]]:
+        """The next greedy token after ``decided`` exactly as :meth:`generate` computes it (the
+        same prefill, the decided tokens fed one per step with the same calls and
+        evaluations), so a near tie is settled the way ``generate`` settles it. Returns the
+        token, its log-probability and the cache (prompt + ``decided``)."""
+        import mlx.core as mx
+
+        cache = self._prefilled_cache(prompt_ids[:-1])
+        logits = self.model(mx.array([prompt_ids[-1:]], dtype=mx.int32), cache=cache)[0, -1]
+        for tok in [*decided, None]:
+            logits = logits.astype(mx.float32)
+            lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+            tok_arr = mx.argmax(lp, axis=-1)
+            mx.eval(tok_arr, lp)
+            if tok is None:
+                best = int(cast(Any, tok_arr.item()))
+                return best, float(lp[best].item()), cache
+            logits = self.model(mx.array([[tok]], dtype=mx.int32), cache=cache)[0, -1]
+        raise AssertionError("unreachable")
 
     def _decode_one(
         self,
@@ -410,20 +465,24 @@ class MLXGenerator(LocalModelGenerator):
         hint: list[int],
         max_new: int,
         margin: float,
-    ) -> tuple[Generation | None, DecodeStats]:
+    ) -> tuple[Generation | None, list[int], list[float], DecodeStats]:
         """Greedy decoding resuming after the known output prefix ``forced`` (``cache`` holds
         the prompt + ``forced[:-1]``; ``feed`` is the next token to feed), by speculative
         re-alignment: each step feeds ``feed`` plus a block of drafts, keeps what
-        :func:`~.speculative.accept_block` accepts and trims the rest off the cache. Returns
-        ``None`` for the generation at a near tie."""
+        :func:`~.speculative.accept_block` accepts and trims the rest off the cache. At a near
+        tie the generation is ``None``, with the tokens decided before it."""
         import mlx.core as mx
         import numpy as np
+        from mlx_lm.models.cache import can_trim_prompt_cache
 
         tokens, logprobs = list(forced), list(lead)
         stats = DecodeStats()
         finish = "length"
+        # rejected drafts are trimmed off the cache: a cache that cannot trim decodes plainly
+        speculate = can_trim_prompt_cache(cache)
         while len(tokens) < max_new:
-            drafts = drafter.propose(tokens, max_new - len(tokens) - 1, hint)
+            limit = max_new - len(tokens) - 1 if speculate else 0
+            drafts = drafter.propose(tokens, limit, hint)
             hint = []
             block = [feed, *drafts]
             logits = self.model(mx.array([block], dtype=mx.int32), cache=cache)[0]
@@ -452,10 +511,10 @@ class MLXGenerator(LocalModelGenerator):
             if ended:
                 break
             if nxt is None:
-                return None, stats
+                return None, tokens, logprobs, stats
             cache = self._cache_at(cache, [], _cache_offset(cache) - (len(block) - 1 - accepted))
-            feed = nxt
+            feed = nxt  # (nothing to trim when nothing was drafted: the cache is never rebuilt)
         generation = Generation(
             text=self.decode(tokens), token_ids=tokens, logprobs=logprobs, finish_reason=finish
         )
-        return generation, stats
+        return generation, tokens, logprobs, stats

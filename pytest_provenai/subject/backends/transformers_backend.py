@@ -275,8 +275,9 @@ class TransformersGenerator(LocalModelGenerator):
         3. The variants that diverged are decoded together from their divergent positions by
            speculative re-alignment (:meth:`_decode_speculative`): drafts from the realised
            continuation and the variant's own prompt, checked a block per forward pass, a
-           token taken only where it wins by more than ``margin``. A variant that meets a near
-           tie is decoded by :meth:`generate` itself (``decode.fallbacks``).
+           token taken only where it wins by more than ``margin``. Where a variant meets a near
+           tie, ``generate``'s own computation is replayed up to there to settle it
+           (:meth:`_settle`, counted in ``decode.fallbacks``) and the decoding goes on.
         """
         import numpy as np
         import torch
@@ -349,16 +350,10 @@ class TransformersGenerator(LocalModelGenerator):
                     )
             del cache
             decoded = self._decode_speculative(pending, max_new, margin)
-        for item, result in zip(pending, decoded, strict=True):
-            j = item.index
-            stats_of[j] = result.stats
-            used_of[j] += result.stats.verified
-            generation = result.generation
-            if generation is None:  # a near tie: the reference computation decides
-                generation = self.generate(variants[j])
-                used_of[j] += generate_tokens(len(encoded[j]), generation)
-                stats_of[j].fallbacks += 1
-            gen_of[j] = generation
+            for item, result in zip(pending, decoded, strict=True):
+                j = item.index
+                gen_of[j], stats_of[j], fed = self._settle(item, result, max_new, margin)
+                used_of[j] += fed
         total += sum(used_of)
         variants_out = []
         for j in range(len(variants)):
@@ -381,8 +376,8 @@ class TransformersGenerator(LocalModelGenerator):
         The common token prefix of all prompts is run once; each prompt then feeds only the
         rest (the cache cropped back to the prefix in between), and all are decoded together
         by speculative re-alignment (drafts by prompt lookup), a token taken only where it
-        wins by more than ``margin``; a prompt that meets a near tie is decoded by
-        :meth:`generate` itself.
+        wins by more than ``margin``; a near tie is settled by replaying ``generate``'s own
+        computation up to it (:meth:`_settle`).
         """
         import torch
 
@@ -433,18 +428,75 @@ class TransformersGenerator(LocalModelGenerator):
                 )
             del cache
             decoded = self._decode_speculative(pending, max_new, margin)
-        gens: list[Generation] = []
-        stats = DecodeStats()
-        for j, result in enumerate(decoded):
-            stats.add(result.stats)
-            total += result.stats.verified
-            generation = result.generation
-            if generation is None:  # a near tie: the reference computation decides
-                generation = self.generate(prompts[j])
-                total += generate_tokens(len(encoded[j]), generation)
-                stats.fallbacks += 1
-            gens.append(generation)
+            gens: list[Generation] = []
+            stats = DecodeStats()
+            for item, result in zip(pending, decoded, strict=True):
+                generation, one, fed = self._settle(item, result, max_new, margin)
+                stats.add(one)
+                total += fed
+                gens.append(generation)
         return GenerationBatch(generations=gens, forward_tokens=total, decode=stats)
+
+    def _settle(
+        self, item: _Pending, result: _Decoded, max_new: int, margin: float
+    ) -> tuple[Generation, DecodeStats, int]:
+        """``result``'s generation; where the decoding stopped at a near tie, the token there
+        is decided by :meth:`_replay` (``generate``'s own computation) and the decoding goes
+        on from it, as often as ties come. Returns the generation, what decoding did and the
+        tokens fed."""
+        stats = DecodeStats()
+        stats.add(result.stats)
+        fed = result.stats.verified
+        while result.generation is None:
+            decided, lead = result.tokens, result.logprobs
+            tok, logprob, past = self._replay(item.prompt_ids, decided)
+            stats.fallbacks += 1
+            fed += len(item.prompt_ids) + len(decided)
+            tokens, logprobs = [*decided, tok], [*lead, logprob]
+            if tok in self.stop_ids or len(tokens) >= max_new:
+                finish = "stop" if tok in self.stop_ids else "length"
+                generation = Generation(self.decode(tokens), tokens, logprobs, finish)
+                return generation, stats, fed
+            resume = _Pending(
+                index=item.index,
+                prompt_ids=item.prompt_ids,
+                forced=tokens,
+                lead=logprobs,
+                kv=_kv_prefix(past, len(item.prompt_ids) + len(decided)),
+                feed=tok,
+                drafter=item.drafter,
+            )
+            del past
+            result = self._decode_speculative([resume], max_new, margin)[0]
+            stats.add(result.stats)
+            fed += result.stats.verified
+        return result.generation, stats, fed
+
+    def _replay(self, prompt_ids: list[int], decided: list[int]) -> tuple[int, float, Any]:
+        """The next greedy token after ``decided`` exactly as :meth:`generate` computes it: the
+        same prefill of the prompt in one pass, then the decided tokens fed one per step with
+        the same calls, so the logits are ``generate``'s to the last bit and a near tie is
+        settled the way ``generate`` settles it. Returns the token, its log-probability and
+        the cache (prompt + ``decided``)."""
+        import torch
+
+        dev = self._torch_device
+        out = self._forward(
+            torch.tensor([prompt_ids], dtype=torch.long, device=dev), keep=1, cache=True
+        )
+        past = self._cache_of(out)
+        logits = out.logits[0, -1]
+        for tok in decided:
+            out = self.model(
+                input_ids=torch.tensor([[tok]], dtype=torch.long, device=dev),
+                use_cache=True,
+                **{self._cache_kw: past},
+            )
+            past = self._cache_of(out)
+            logits = out.logits[0, -1]
+        lp = torch.log_softmax(logits.to(torch.float32), dim=-1)
+        tok = int(torch.argmax(lp).item())
+        return tok, float(lp[tok].item()), past
 
     def _decode_speculative(
         self, items: list[_Pending], max_new: int, margin: float
@@ -559,16 +611,15 @@ class TransformersGenerator(LocalModelGenerator):
         del cache
         results = []
         for b in range(len(items)):
-            if b in undecided:
-                results.append(_Decoded(None, stats[b]))
-                continue
-            generation = Generation(
-                text=self.decode(tokens[b]),
-                token_ids=tokens[b],
-                logprobs=logprobs[b],
-                finish_reason=finish[b],
-            )
-            results.append(_Decoded(generation, stats[b]))
+            generation = None
+            if b not in undecided:
+                generation = Generation(
+                    text=self.decode(tokens[b]),
+                    token_ids=tokens[b],
+                    logprobs=logprobs[b],
+                    finish_reason=finish[b],
+                )
+            results.append(_Decoded(generation, stats[b], tokens[b], logprobs[b]))
         return results
 
 
@@ -594,10 +645,13 @@ class _Pending:
 
 @dataclass
 class _Decoded:
-    """A decoded prompt (``generation`` None: it met a near tie) and what decoding did."""
+    """A decoded prompt (``generation`` None: it met a near tie after the decided ``tokens``,
+    with their ``logprobs``) and what decoding did."""
 
     generation: Generation | None
     stats: DecodeStats
+    tokens: list[int]
+    logprobs: list[float]
 
 
 def _kv_prefix(cache: Any, length: int) -> list[tuple[Any, Any]]:
