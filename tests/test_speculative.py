@@ -18,6 +18,7 @@ from pytest_provenai.subject.backends.speculative import (
     DRAFT_START,
     Drafter,
     accept_block,
+    block_width,
 )
 
 M = TIE_MARGIN
@@ -93,6 +94,19 @@ def test_the_draft_length_adapts_to_acceptance() -> None:
     assert d.length == 1
     d.update(drafted=0, accepted=0)  # nothing drafted: nothing learned
     assert d.length == 1
+
+
+def test_the_block_is_as_wide_as_the_drafts_are_likely_to_be_accepted() -> None:
+    assert block_width([[], []], [0.9, 0.9]) == 1  # nothing drafted: one position
+    assert block_width([list(range(16))], [0.99]) == 17  # one row, sure drafts: all of them
+    assert block_width([list(range(16))], [0.05]) == 1  # drafts that never hold: none
+    # one row with a good draft among many without: padding every row is not worth much
+    many = [list(range(16))] + [[]] * 8
+    assert block_width(many, [0.9] + [0.5] * 8) < block_width([list(range(16))], [0.9])
+    d = Drafter(prompt=[], realised=[])
+    assert d.acceptance == 0.5
+    d.update(drafted=8, accepted=8)
+    assert d.acceptance == 0.9
 
 
 # -- decoding with drafts is greedy decoding -------------------------------------------------

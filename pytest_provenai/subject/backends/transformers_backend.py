@@ -53,7 +53,7 @@ from .base import (
     VariantPass,
 )
 from .default_model import quiet_hf_progress
-from .speculative import Drafter, accept_block
+from .speculative import Drafter, accept_block, block_width
 
 THREADS_ENV = "PROVENAI_NUM_THREADS"
 
@@ -505,11 +505,12 @@ class TransformersGenerator(LocalModelGenerator):
         prefix ``forced`` from its own saved KV prefix, by speculative re-alignment.
 
         Each step feeds every active prompt its last token plus a block of draft tokens
-        (:class:`~.speculative.Drafter`; the block is as wide as the longest draft, shorter
-        ones padded) in one forward pass over left-padded caches with explicit positions, and
-        keeps what :func:`~.speculative.accept_block` accepts: drafts that are the argmax by
-        more than ``margin``, then that position's clear argmax. The cache columns of rejected
-        drafts and padding stay behind as holes the attention mask hides. A prompt whose next
+        (:class:`~.speculative.Drafter`; the width from :func:`~.speculative.block_width`,
+        shorter drafts padded) in one forward pass over left-padded caches with explicit
+        positions, and keeps what :func:`~.speculative.accept_block` accepts: drafts that are
+        the argmax by more than ``margin``, then that position's clear argmax. The cache
+        columns of rejected drafts and padding stay behind as holes the attention mask hides.
+        A prompt whose next
         token is a near tie leaves the batch undecided (``generation=None``). The KV cache
         grows in place (:func:`_growing_cache`) instead of being copied every step.
         """
@@ -549,7 +550,8 @@ class TransformersGenerator(LocalModelGenerator):
                     limit = max_new - len(tokens[b]) - 1
                     drafts.append(items[b].drafter.propose(tokens[b], limit, hints[b]))
                     hints[b] = []
-                block = 1 + max(len(d) for d in drafts)
+                block = block_width(drafts, [items[b].drafter.acceptance for b in active])
+                drafts = [d[: block - 1] for d in drafts]
                 ids = [
                     [feed[b], *d] + [feed[b]] * (block - 1 - len(d))
                     for b, d in zip(active, drafts, strict=True)
