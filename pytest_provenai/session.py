@@ -211,6 +211,8 @@ class ProvenaiSession:
     _outbox: dict[str, dict[str, Any]] = field(default_factory=dict)
     _plan_sent: bool = False
     _models_sent: int = 0
+    _seen: tuple[int, int] = (0, 0)  # the subject's model calls and cache hits at the last report
+    _loads_sent: int = 0
     # the run, as absorbed from reports (the controller, or the only process)
     records: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     recorded: set[str] = field(default_factory=set)
@@ -222,6 +224,9 @@ class ProvenaiSession:
     produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    model_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    cache_hits: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    model_loads: dict[str, int] = field(default_factory=dict)
     run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     started: float = field(default_factory=time.time)
     started_at: str = field(default_factory=_now)
@@ -392,7 +397,9 @@ class ProvenaiSession:
 
     def report_payload(self, nodeid: str) -> dict[str, Any]:
         """What goes out with a report of ``nodeid``: what the test produced since its last
-        report, the models loaded since, and (once per process) the plan."""
+        report, the models loaded since, and (once per process) the plan; the model calls it
+        made and the generations it read from the cache since its last report, when any; and
+        whenever it changed, how many times this process loaded model weights."""
         payload = self._outbox.pop(nodeid, {})
         if len(self.models) != self._models_sent:
             payload["models"] = dict(self.models)
@@ -400,6 +407,16 @@ class ProvenaiSession:
         if not self._plan_sent:
             payload["plan"] = self.plan.as_dict()
             self._plan_sent = True
+        subject = self._subject
+        seen = (subject.model_calls, subject.cache_hits) if subject is not None else (0, 0)
+        calls, hits = seen[0] - self._seen[0], seen[1] - self._seen[1]
+        if calls or hits:
+            payload["model_calls"], payload["cache_hits"] = calls, hits
+        self._seen = seen
+        loads = self._subject.model_loads if self._subject is not None else 0
+        if loads != self._loads_sent:
+            payload["model_loads"] = {self.worker_id or "main": loads}
+            self._loads_sent = loads
         return payload
 
     # -- absorbing (the controller, or the only process) -----------------------------------
@@ -426,15 +443,34 @@ class ProvenaiSession:
             self.influence_costs[nodeid] = payload["influence_costs"]
         if "trace" in payload:
             self.traces[nodeid] = payload["trace"]
+        if "model_calls" in payload:
+            self.model_calls[nodeid] += int(payload["model_calls"])
+            self.cache_hits[nodeid] += int(payload["cache_hits"])
+        self.model_loads.update(payload.get("model_loads", {}))
 
     def worker_payload(self) -> str:
-        """Sent through ``config.workeroutput`` when a worker ends: its plan and models."""
-        return json.dumps({"plan": self.plan.as_dict(), "models": self.models})
+        """Sent through ``config.workeroutput`` when a worker ends: its plan, models and how
+        many times it loaded model weights."""
+        loads = {self.worker_id or "main": self._loads_sent} if self._loads_sent else {}
+        return json.dumps({"plan": self.plan.as_dict(), "models": self.models, "loads": loads})
 
     def merge(self, payload: str) -> None:
         data = json.loads(payload)
         self.plan.merge(data["plan"])
         self.models.update(data["models"])
+        self.model_loads.update(data.get("loads", {}))
+
+    def cache_summary(self) -> dict[str, int]:
+        """How much of the run the caches answered: of the recorded case items that needed
+        the model (made a model call or read a generation from the cache), how many made no
+        model call; model calls and weight loads in all processes."""
+        cases = [n for n in self.model_calls if n in self.recorded]
+        return {
+            "model_cases": len(cases),
+            "model_cases_from_cache": sum(1 for n in cases if self.model_calls[n] == 0),
+            "model_calls": sum(self.model_calls.values()),
+            "model_loads": sum(self.model_loads.values()),
+        }
 
     # -- end of session --------------------------------------------------------------------
     def _placeholders(self) -> dict[str, list[dict[str, Any]]]:
@@ -483,7 +519,7 @@ class ProvenaiSession:
                 "wall_seconds": round(time.time() - self.started, 3),
                 "per_test_seconds": {k: round(v, 4) for k, v in sorted(self.timings.items())},
             },
-            cache={},
+            cache=self.cache_summary(),
             seed=self.settings.seed,
             traces=self.traces,
         )

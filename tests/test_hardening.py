@@ -245,3 +245,84 @@ def test_results_json_is_strict_json(pytester: pytest.Pytester) -> None:
 
     json.loads((root / "results.json").read_text(encoding="utf-8"), parse_constant=refuse)
     assert Path(root / "results.json").stat().st_size > 0
+
+
+BLOCK_RENAME = """
+import os
+import time
+
+import pytest_provenai._io as provenai_io
+
+if os.environ.get("BLOCK_CACHE_RENAME") and os.environ.get("PYTEST_XDIST_WORKER") == "gw0":
+    real_replace = os.replace
+
+    def replace_then_hang(src, dst):
+        # the entry is fully written to its temp file; block before the rename that would
+        # publish it, and say so: the test kills this worker right here
+        if "generations" in str(dst):
+            with open(os.environ["BLOCK_CACHE_RENAME"], "a") as fh:
+                fh.write(f"{os.getpid()}\\n")
+            time.sleep(600)
+        return real_replace(src, dst)
+
+    provenai_io.os.replace = replace_then_hang
+"""
+
+
+def test_a_worker_killed_mid_write_leaves_nothing_a_rerun_would_trust(
+    pytester: pytest.Pytester,
+) -> None:
+    """kill -9 of an xdist worker while it writes a generation cache entry: the rerun finds
+    no entry for that prompt (only the dead writer's temp file, which no reader opens),
+    recomputes it, and gives the records of a clean run."""
+    root = make_project(pytester)
+    clean = run(pytester, "-p", "no:xdist", "--provenai-cache=clean-cache", "--snapshot-update")
+    assert clean.ret == 0, clean.stdout.str()
+    want = results(root)["records"]
+    pytester.makeconftest(BLOCK_RENAME)
+    marker = root / "blocked.txt"
+    env = dict(os.environ, BLOCK_CACHE_RENAME=str(marker))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "2",
+            "--provenai-cache=run-cache",
+        ],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not (marker.exists() and marker.read_text().strip()):
+            assert time.monotonic() < deadline, "the worker never reached the cache write"
+            assert proc.poll() is None, "the run ended before the worker blocked"
+            time.sleep(0.2)
+        os.kill(int(marker.read_text().split()[0]), 9)  # SIGKILL mid-write
+        proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    entries = list((root / "run-cache" / "generations").rglob("*.json"))
+    temps = list((root / "run-cache" / "generations").rglob("*.tmp"))
+    assert temps, "the killed writer should have left its temp file behind"
+    for entry in entries:  # every published entry is whole
+        json.loads(entry.read_text(encoding="utf-8"))
+    rerun = run(pytester, "-n", "2", "--provenai-cache=run-cache", "-W", "error")
+    assert rerun.ret == 0, rerun.stdout.str()
+    assert "corrupt" not in rerun.stdout.str()
+    assert results(root)["records"] == want
+    # the prompt whose write was cut off was generated again (nothing half-written trusted);
+    # the two whose entries were published came from the cache
+    assert results(root)["cache"] == {
+        "model_cases": 3,
+        "model_cases_from_cache": 2,
+        "model_calls": 1,
+        "model_loads": 2,  # the scripted factory counts as a load in each worker
+    }

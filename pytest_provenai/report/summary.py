@@ -60,6 +60,7 @@ def summary_lines(results: RunResults, *, results_path: Path | None = None) -> l
             )
     lines.extend(influence_lines(results))
     lines.extend(provenance_lines(results))
+    lines.extend(cache_lines(results))
     for err in results.fixture_errors:
         lines.append(f"fixture set error: {err}")
     if results.gates:
@@ -69,6 +70,19 @@ def summary_lines(results: RunResults, *, results_path: Path | None = None) -> l
     if results_path is not None:
         lines.append(f"results: {results_path}")
     return lines
+
+
+def cache_lines(results: RunResults) -> list[str]:
+    """How much of the run came from the cache (cases whose tests made no model call) and
+    how often model weights were loaded and called."""
+    c = results.cache
+    if not c or not c.get("model_cases"):
+        return []
+    return [
+        f"cache: {c['model_cases_from_cache']} of {c['model_cases']} model-backed case results "
+        f"came from the cache (no model call); model loads {c['model_loads']}, "
+        f"model calls {c['model_calls']}"
+    ]
 
 
 def influence_lines(results: RunResults) -> list[str]:
