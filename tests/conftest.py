@@ -19,3 +19,13 @@ def llama_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     with llama_server(log=log) as url:
         yield url
+
+
+@pytest.fixture(autouse=True)
+def _inner_runs_are_not_xdist_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pytest that a test starts (pytester) inherits this process's environment; when the
+    plugin's own tests run under ``-n 2`` that holds ``PYTEST_XDIST_WORKER``, and syrupy then
+    takes the inner run's controller for a worker: no snapshot report, no unused-snapshot
+    accounting. Inner runs get the environment a user's shell has."""
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
