@@ -34,6 +34,7 @@ from typing import Any, TypeAlias
 
 from pytest_provenai._io import sha256_bytes, sha256_text
 from pytest_provenai.errors import FixtureError
+from pytest_provenai.frozen.kind_traces import TRACE_KINDS, build_probe_case, build_trace_case
 from pytest_provenai.frozen.model import (
     KINDS,
     AnyCase,
@@ -70,7 +71,17 @@ MANIFEST_NAME = "manifest.json"
 CASES_DIR = "cases"
 SCHEMA_VERSION = 1
 PROVENANCE_KINDS = ("no_answer", "exposure", "quotation", "derivation")
-SCHEMA_NAMES = ("case", "manifest", "ledger", "provenance-manifest", *PROVENANCE_KINDS)
+SCHEMA_NAMES = (
+    "case",
+    "manifest",
+    "ledger",
+    "provenance-manifest",
+    *PROVENANCE_KINDS,
+    "trace",
+    "attribution-manifest",
+    "mcp_trace",
+    "conflation_probe",
+)
 
 PathLike: TypeAlias = "str | os.PathLike[str]"
 
@@ -685,6 +696,8 @@ _BUILDERS: dict[str, Callable[[dict[str, Any], str, str], AnyCase]] = {
     "exposure": _build_grounded,
     "quotation": _build_quotation,
     "derivation": _build_derivation,
+    "mcp_trace": build_trace_case,
+    "conflation_probe": build_probe_case,
 }
 
 
@@ -827,6 +840,8 @@ def load_fixture_set(path: PathLike) -> FixtureSet:
                 "a string matching ^[0-9a-f]{64}$",
                 _describe_value(manifest["source_sha256"]),
             )
+    elif kind in TRACE_KINDS:
+        _check_against_schema(manifest, "attribution-manifest", manifest_shown)
     else:
         _check_against_schema(manifest, "provenance-manifest", manifest_shown)
     files: dict[str, str] = manifest["files"]

@@ -7,7 +7,15 @@ from typing import Any, TypeAlias
 
 #: Fixture kinds a set's manifest may declare (``kind``); a manifest without ``kind`` is a
 #: HotpotQA set. The plugin's ``provenai_kind`` marker selects cases by these names.
-KINDS = ("hotpotqa", "no_answer", "exposure", "quotation", "derivation")
+KINDS = (
+    "hotpotqa",
+    "no_answer",
+    "exposure",
+    "quotation",
+    "derivation",
+    "mcp_trace",
+    "conflation_probe",
+)
 
 #: What a generated aid was made for: HyDE hypothetical documents, contextual chunk prefixes,
 #: generated questions.
@@ -168,5 +176,9 @@ class DerivationCase:
     note: str = ""
 
 
-#: Any case a fixture set can hold.
-AnyCase: TypeAlias = "Case | GroundedCase | QuotationCase | DerivationCase"
+#: Any case a fixture set can hold (the attribution kinds live in frozen/traces.py).
+AnyCase: TypeAlias = (
+    "Case | GroundedCase | QuotationCase | DerivationCase | TraceCase | ProbeCase"
+)
+
+from pytest_provenai.frozen.traces import ProbeCase, TraceCase  # noqa: E402

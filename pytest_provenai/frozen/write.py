@@ -23,6 +23,7 @@ from pytest_provenai.frozen.load import (
     SCHEMA_VERSION,
     load_fixture_set,
 )
+from pytest_provenai.frozen.kind_traces import TRACE_KINDS
 from pytest_provenai.frozen.model import FixtureSet
 
 __all__ = ["CC0", "aid", "original", "write_provenance_set"]
@@ -76,8 +77,9 @@ def write_provenance_set(
 ) -> FixtureSet:
     """Write the set to the folder ``out`` (its name is the set's name unless ``name``) and
     return it as loaded. Each case dict gets ``schema_version`` and ``kind`` in front."""
-    if kind not in PROVENANCE_KINDS:
-        raise ProvenaiError(f"kind: expected one of {', '.join(PROVENANCE_KINDS)}, got {kind!r}")
+    kinds = (*PROVENANCE_KINDS, *TRACE_KINDS)  # the attribution kinds share the manifest shape
+    if kind not in kinds:
+        raise ProvenaiError(f"kind: expected one of {', '.join(kinds)}, got {kind!r}")
     folder = Path(out)
     files: dict[str, bytes] = {}
     for case in cases:

@@ -1,0 +1,37 @@
+"""The attribution layer (ProvenanceGuard): claim-level source verification of answers
+written from tool outputs.
+
+Pure parts only (no model code, no pytest): evidence objects, claim decomposition,
+stated-attribution families, routing on given vectors, protected values, the verdict and
+repair logic, the trace graph and the metrics. The model-backed verifier (MiniLM features,
+random forest, optional LM feature and NLI folder) is :mod:`pytest_provenai.verify`; the MCP
+server, trace capture and the MCP-driven subject are :mod:`pytest_provenai.toolserver`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from pytest_provenai.errors import ProvenaiError
+
+__all__ = ["EXTRA", "AttributionError", "require_extra"]
+
+EXTRA = "attribution"
+"""The pyproject extra that installs the attribution layer's libraries (mcp, scikit-learn)."""
+
+_PACKAGES = {"mcp": "mcp", "sklearn": "scikit-learn"}
+
+
+class AttributionError(ProvenaiError):
+    """The attribution layer cannot run as asked; the message names the input and the fix."""
+
+
+def require_extra(module: str) -> None:
+    """Raise :class:`AttributionError` (one line naming the extra) when ``module`` — ``mcp``
+    or ``sklearn`` — is not installed."""
+    if importlib.util.find_spec(module) is None:
+        package = _PACKAGES.get(module, module)
+        raise AttributionError(
+            f"{package} is not installed; install the {EXTRA} extra: "
+            f"pip install 'pytest-provenai[{EXTRA}]'"
+        )
