@@ -62,9 +62,10 @@ def _contains(text: str, value: str) -> bool:
     collapsed (``73`` is not in ``173``)."""
     needle = " ".join(value.split()).casefold()
     hay = " ".join(text.split()).casefold()
-    return bool(needle) and re.search(
-        r"(?<![^\W_])" + re.escape(needle) + r"(?![^\W_])", hay
-    ) is not None
+    return (
+        bool(needle)
+        and re.search(r"(?<![^\W_])" + re.escape(needle) + r"(?![^\W_])", hay) is not None
+    )
 
 
 def _check_id(obj: dict[str, Any], path: str) -> None:

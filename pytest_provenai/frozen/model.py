@@ -177,8 +177,6 @@ class DerivationCase:
 
 
 #: Any case a fixture set can hold (the attribution kinds live in frozen/traces.py).
-AnyCase: TypeAlias = (
-    "Case | GroundedCase | QuotationCase | DerivationCase | TraceCase | ProbeCase"
-)
+AnyCase: TypeAlias = "Case | GroundedCase | QuotationCase | DerivationCase | TraceCase | ProbeCase"
 
 from pytest_provenai.frozen.traces import ProbeCase, TraceCase  # noqa: E402
