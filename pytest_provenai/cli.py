@@ -9,6 +9,8 @@ stderr and exits 2, without a traceback; usage errors exit 2 the argparse way.
                                             [--split SPLIT] [--overwrite]
     provenai index build SOURCES... --out DIR    (see pytest_provenai/retrieval/cli.py)
     provenai index search DIR QUESTION [-k 10] / provenai index verify DIR
+    provenai mcp serve|replay ...               (see pytest_provenai/toolserver/cli.py)
+    provenai verify derive|sets|fit ...         (see pytest_provenai/verify/cli.py)
 """
 
 from __future__ import annotations
@@ -119,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
     from pytest_provenai.retrieval.cli import add_index  # no faiss/torch import here
 
     add_index(commands)
+    # the attribution layer: no mcp / scikit-learn / torch import here
+    from pytest_provenai.toolserver.cli import add_mcp
+    from pytest_provenai.verify.cli import add_verify
+
+    add_mcp(commands)
+    add_verify(commands)
     return parser
 
 

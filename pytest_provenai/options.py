@@ -91,6 +91,57 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     (K, "string", "resources retrieved per question in index mode, 1..10 (default: 10)"),
 )
 
+# -- the attribution layer (claim-level source verification, MCP traces) --------------------
+REPAIR_ITERATIONS = "provenai_repair_iterations"
+VERIFY_LM = "provenai_verify_lm"
+NLI_MODEL = "provenai_nli_model"
+MCP_PIPELINE = "provenai_mcp_pipeline"
+VERIFY_TABLE = "provenai_verify_table"
+VERIFY_THRESHOLD = "provenai_verify_threshold"
+MCP_TRACES = "provenai_mcp_traces"
+OPTIONS += (
+    (
+        REPAIR_ITERATIONS,
+        "string",
+        "attribution: revise-and-reverify rounds for a blocked answer, 1..3 (default: 1)",
+    ),
+    (
+        VERIFY_LM,
+        "bool",
+        "attribution: add the default model's log-likelihood of each claim given its premise "
+        "as a verifier feature (needs a table derived with --lm)",
+    ),
+    (
+        NLI_MODEL,
+        "string",
+        "attribution: a local NLI classifier folder (id2label naming entailment, neutral, "
+        "contradiction); a contradiction at >= 0.9 blocks the claim",
+    ),
+    (
+        MCP_PIPELINE,
+        "string",
+        "attribution: your agent answering through the MCP tools, module:callable called as "
+        "fn(question, tools); every tool call is recorded",
+    ),
+    (
+        VERIFY_TABLE,
+        "string",
+        "attribution: calibration feature table (default: the shipped HotpotQA table; "
+        "'provenai verify derive' writes one)",
+    ),
+    (
+        VERIFY_THRESHOLD,
+        "string",
+        "attribution: support threshold in [0, 1] (default: the one chosen on validation)",
+    ),
+    (
+        MCP_TRACES,
+        "string",
+        "attribution: folder for the captured MCP trace graphs (default: "
+        "<cache>/mcp-traces; none with --provenai-no-cache)",
+    ),
+)
+
 BUILTIN_BACKENDS = ("transformers", "mlx")
 _DEVICE_RE = re.compile(r"^(cpu|mps|auto|cuda(:\d+)?)$")
 _PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -112,6 +163,30 @@ def default_backend() -> str:
 
 
 @dataclass(frozen=True)
+class AttributionSettings:
+    """The attribution layer's options (see the attribution block of :data:`OPTIONS`)."""
+
+    repair_iterations: int = 1
+    verify_lm: bool = False
+    nli_model: Path | None = None
+    mcp_pipeline: str | None = None
+    table: Path | None = None  # None: the shipped table
+    threshold: float | None = None  # None: chosen on validation
+    traces: Path | None = None
+
+    def for_results(self) -> dict[str, Any]:
+        return {
+            "repair_iterations": self.repair_iterations,
+            "verify_lm": self.verify_lm,
+            "nli_model": str(self.nli_model) if self.nli_model else None,
+            "mcp_pipeline": self.mcp_pipeline,
+            "verify_table": str(self.table) if self.table else None,
+            "verify_threshold": self.threshold,
+            "mcp_traces": str(self.traces) if self.traces else None,
+        }
+
+
+@dataclass(frozen=True)
 class Settings:
     backend: str
     model: str | None
@@ -130,6 +205,7 @@ class Settings:
     retrieval: str = "distractor"
     index: Path | None = None
     k: int = DEFAULT_K
+    attribution: AttributionSettings = field(default_factory=AttributionSettings)
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_results(self) -> dict[str, Any]:
@@ -151,6 +227,7 @@ class Settings:
             "retrieval": self.retrieval,
             "index": str(self.index) if self.index else None,
             "k": self.k,
+            "attribution": self.attribution.for_results(),
         }
 
 
@@ -280,6 +357,55 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         retrieval=retrieval,
         index=index,
         k=k,
+        attribution=parse_attribution(get, path, cache),
+    )
+
+
+def parse_attribution(
+    get: Callable[[str], Any], path: Callable[[Any], Path], cache: Path | None
+) -> AttributionSettings:
+    """The attribution options; cheap checks only (folders exist, values in range)."""
+    from pytest_provenai.attribution.repair import MAX_ITERATIONS
+
+    raw = get(REPAIR_ITERATIONS)
+    iterations = 1 if raw in (None, "") else _int(REPAIR_ITERATIONS, raw, minimum=1)
+    if iterations > MAX_ITERATIONS:
+        raise ConfigError(
+            f"{flag(REPAIR_ITERATIONS)}: at most {MAX_ITERATIONS} repair rounds, got {iterations}"
+        )
+    nli = path(get(NLI_MODEL)) if get(NLI_MODEL) else None
+    if nli is not None and not (nli / "config.json").is_file():
+        raise ConfigError(
+            f"{flag(NLI_MODEL)}: {nli} is not a model folder (no config.json); pass a local "
+            "sequence-classification folder"
+        )
+    agent = get(MCP_PIPELINE)
+    if agent:
+        agent = str(agent).strip()
+        if not _PIPELINE_RE.match(agent):
+            raise ConfigError(
+                f"{flag(MCP_PIPELINE)}: expected module:callable (e.g. my_agent:answer), "
+                f"got {agent!r}"
+            )
+    table = path(get(VERIFY_TABLE)) if get(VERIFY_TABLE) else None
+    if table is not None and not table.is_file():
+        raise ConfigError(
+            f"{flag(VERIFY_TABLE)}: {table} does not exist; write one with 'provenai verify derive'"
+        )
+    raw_threshold = get(VERIFY_THRESHOLD)
+    threshold = (
+        None if raw_threshold in (None, "") else _fraction(VERIFY_THRESHOLD, raw_threshold, 0.0)
+    )
+    traces_raw = get(MCP_TRACES)
+    traces = path(traces_raw) if traces_raw else (cache / "mcp-traces" if cache else None)
+    return AttributionSettings(
+        repair_iterations=iterations,
+        verify_lm=bool(get(VERIFY_LM)),
+        nli_model=nli,
+        mcp_pipeline=agent or None,
+        table=table,
+        threshold=threshold,
+        traces=traces,
     )
 
 

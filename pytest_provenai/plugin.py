@@ -10,6 +10,9 @@ Fixtures a test can request:
 * ``provenai_snapshot`` — syrupy's ``snapshot`` writing JSON under ``golden/<model>/``.
 * ``provenai_influence`` — ``influence(case, trace) -> dict``: the influence layer
   (leave-one-resource-out ablation, ``--provenai-ablation``).
+* ``provenai_attribution`` / ``provenai_mcp`` / ``provenai_attribution_snapshot`` — the
+  attribution layer: frozen tool traces and probes, live MCP sessions, and snapshots of
+  verifier-only records.
 """
 
 from __future__ import annotations
@@ -77,6 +80,11 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{KIND_MARKER}(*kinds): take provenai_case only from cases of these fixture kinds "
         f"({', '.join(KINDS)}; default {DEFAULT_KINDS[0]})",
     )
+    config.addinivalue_line(
+        "markers",
+        "provenai_sets(*names): take provenai_case only from these fixture sets (folder "
+        "names), e.g. to gate each labelled set separately",
+    )
 
     def get(name: str) -> Any:
         value = config.getoption(name)
@@ -134,7 +142,33 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             "configured: pass --provenai-fixtures DIR or set provenai_fixtures in your ini"
         )
     params = session.params_for(_case_kinds(metafunc))
+    sets = _case_sets(metafunc)
+    if sets is not None:
+        params = [
+            p
+            for p in params
+            if (p.case is not None and p.case.fixture_set in sets)
+            or (p.case is None and p.id.removeprefix("fixture-error:") in sets)
+        ]
     metafunc.parametrize("provenai_case", params, ids=[p.id for p in params], indirect=True)
+
+
+SETS_MARKER = "provenai_sets"
+
+
+def _case_sets(metafunc: pytest.Metafunc) -> tuple[str, ...] | None:
+    """The fixture sets a test takes cases from (its ``provenai_sets`` marker), or None for
+    every configured set; a marker's set that is not configured is a usage error."""
+    mark = metafunc.definition.get_closest_marker(SETS_MARKER)
+    if mark is None:
+        return None
+    where = f"{_test_id(metafunc.definition.nodeid)}: @pytest.mark.{SETS_MARKER}"
+    if mark.kwargs or not mark.args or not all(isinstance(a, str) for a in mark.args):
+        raise pytest.UsageError(
+            f"{where} takes one or more fixture set names (folder names) as positional "
+            f"strings, got {mark.args!r} {mark.kwargs!r}"
+        )
+    return tuple(mark.args)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -218,6 +252,60 @@ def provenai_snapshot(snapshot: Any, provenai_subject: Subject, pytestconfig: py
     return snapshot.use_extension(
         extension_for(settings.golden, provenai_subject.identity.name, variant)
     )
+
+
+# -- the attribution layer (claim-level source verification, MCP traces) --------------------
+def _attribution_runtime(config: pytest.Config) -> Any:
+    return _session(config).attribution()
+
+
+@pytest.fixture
+def provenai_attribution(request: pytest.FixtureRequest) -> Callable[[Any], dict[str, Any]]:
+    """``attribution(case) -> record``: verify, repair and record an ``mcp_trace`` or
+    ``conflation_probe`` case with the calibrated verifier (built once per process)."""
+    runtime = _attribution_runtime(request.config)
+    nodeid = request.node.nodeid
+    try:
+        runtime.auditor()
+    except ProvenaiError as exc:
+        pytest.exit(f"provenai: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+
+    def attribution(case: Any) -> dict[str, Any]:
+        record: dict[str, Any] = runtime.record(nodeid, case)
+        return record
+
+    return attribution
+
+
+@pytest.fixture
+def provenai_mcp(request: pytest.FixtureRequest) -> Callable[[Any], dict[str, Any]]:
+    """``mcp(case) -> record``: answer a HotpotQA case through the MCP tools (the harness
+    drives the calls and the subject writes the answer, or ``--provenai-mcp-pipeline``'s
+    agent answers), every call recorded; verify and repair the answer; write the trace
+    graph to ``--provenai-mcp-traces``."""
+    runtime = _attribution_runtime(request.config)
+    nodeid = request.node.nodeid
+    try:
+        runtime.auditor()
+        runtime.mcp_subject()
+    except ProvenaiError as exc:
+        pytest.exit(f"provenai: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+
+    def mcp(case: Any) -> dict[str, Any]:
+        record: dict[str, Any] = runtime.mcp_record(nodeid, case)
+        return record
+
+    return mcp
+
+
+@pytest.fixture
+def provenai_attribution_snapshot(snapshot: Any, pytestconfig: pytest.Config) -> Any:
+    """syrupy's ``snapshot`` for records that depend on the verifier only (frozen traces,
+    probes): JSON under ``golden/attribution-verifier/``."""
+    from pytest_provenai.snapshot import extension_for
+
+    settings = _session(pytestconfig).settings
+    return snapshot.use_extension(extension_for(settings.golden, "attribution-verifier"))
 
 
 # -- run bookkeeping -------------------------------------------------------------------------

@@ -54,6 +54,8 @@ class ProvenaiSession:
     fixture_errors: list[str] = field(default_factory=list)
     produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    attribution_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _attribution: Any = None  # verify.runtime.AttributionRuntime, built on first use
     started: float = field(default_factory=time.time)
 
     # -- cases -----------------------------------------------------------------------------
@@ -186,6 +188,49 @@ class ProvenaiSession:
             theta_floor=self.settings.theta_floor,
         )
 
+    # -- attribution ------------------------------------------------------------------------
+    def attribution(self) -> Any:
+        """The attribution runtime (:class:`pytest_provenai.verify.runtime.AttributionRuntime`):
+        one verifier per process; its per-case costs are this session's
+        ``attribution_costs``."""
+        if self._attribution is None:
+            from pytest_provenai.frozen.model import Case
+            from pytest_provenai.verify.runtime import AttributionRuntime
+
+            def hotpot_cases() -> list[Case]:
+                return [p.case for p in self.case_params() if isinstance(p.case, Case)]
+
+            self._attribution = AttributionRuntime(
+                self.settings.attribution,
+                self.subject,
+                hotpot_cases,
+                backend=self.settings.backend,
+                model=self.settings.model,
+                retrieval_k=self.settings.k if self.settings.retrieval == "index" else None,
+                index=self.settings.index if self.settings.retrieval == "index" else None,
+                costs=self.attribution_costs,
+            )
+        return self._attribution
+
+    def attribution_summaries(self) -> dict[str, dict[str, Any]]:
+        """Attribution metrics (pooled over claims, CIs by trace) for every test whose
+        records carry the attribution layer."""
+        from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS
+
+        out = {}
+        for test, recs in self.sorted_records().items():
+            present = [r for r in recs if "missing" not in r]
+            if present and all("attribution" in r for r in present):
+                metrics = aggregate(present, ATTRIBUTION_METRICS, seed=self.settings.seed)
+                out[test] = {
+                    "n": len(present),
+                    "missing": len(recs) - len(present),
+                    "metrics": {
+                        k: v for k, v in metrics.items() if v["n"] and v["value"] is not None
+                    },
+                }
+        return out
+
     # -- xdist -----------------------------------------------------------------------------
     def worker_payload(self) -> str:
         return json.dumps(
@@ -197,6 +242,7 @@ class ProvenaiSession:
                 "fixture_errors": self.fixture_errors,
                 "produced_by": self.produced_by,
                 "influence_costs": self.influence_costs,
+                "attribution_costs": self.attribution_costs,
             }
         )
 
@@ -209,6 +255,7 @@ class ProvenaiSession:
         self.models.update(data["models"])
         self.produced_by.update(data["produced_by"])
         self.influence_costs.update(data.get("influence_costs", {}))
+        self.attribution_costs.update(data.get("attribution_costs", {}))
         for e in data["fixture_errors"]:
             if e not in self.fixture_errors:
                 self.fixture_errors.append(e)
@@ -278,6 +325,8 @@ class ProvenaiSession:
             "fixture_errors": self.fixture_errors,
             "produced_by": dict(sorted(self.produced_by.items())),
             "influence_costs": dict(sorted(self.influence_costs.items())),
+            "attribution": self.attribution_summaries(),
+            "attribution_costs": dict(sorted(self.attribution_costs.items())),
             "timings": {
                 "wall_seconds": round(time.time() - self.started, 3),
                 "per_test_seconds": dict(sorted(self.timings.items())),

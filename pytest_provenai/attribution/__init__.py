@@ -11,6 +11,7 @@ server, trace capture and the MCP-driven subject are :mod:`pytest_provenai.tools
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 from pytest_provenai.errors import ProvenaiError
 
@@ -29,7 +30,11 @@ class AttributionError(ProvenaiError):
 def require_extra(module: str) -> None:
     """Raise :class:`AttributionError` (one line naming the extra) when ``module`` — ``mcp``
     or ``sklearn`` — is not installed."""
-    if importlib.util.find_spec(module) is None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):  # e.g. sys.modules[module] is None: import blocked
+        spec = None
+    if spec is None or (module in sys.modules and sys.modules[module] is None):
         package = _PACKAGES.get(module, module)
         raise AttributionError(
             f"{package} is not installed; install the {EXTRA} extra: "

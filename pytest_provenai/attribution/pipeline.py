@@ -24,8 +24,6 @@ from pytest_provenai.attribution.families import implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
 from pytest_provenai.attribution.protected import check_values, overlap, rescue
 from pytest_provenai.attribution.routing import Route, centroid, cosine, route
-from pytest_provenai.audit.claims import split_sentences
-from pytest_provenai.frozen.traces import Evidence, EvidenceSet
 from pytest_provenai.attribution.verdict import (
     AnswerVerdict,
     ClaimDecision,
@@ -33,6 +31,8 @@ from pytest_provenai.attribution.verdict import (
     answer_verdict,
     decide,
 )
+from pytest_provenai.audit.claims import split_sentences
+from pytest_provenai.frozen.traces import Evidence, EvidenceSet
 
 __all__ = [
     "PREMISE_BUDGET",
@@ -304,8 +304,8 @@ def prepare_claims(
         values_all = check_values(claim.content, all_texts)
         ratio, mean = encoder.align(claim.content, premise_chunks)
         extra_features: dict[str, float] = {}
-        for source in extra:
-            extra_features.update(source.features(premise, claim.content))
+        for feature_source in extra:
+            extra_features.update(feature_source.features(premise, claim.content))
         attribution = implied_attribution(claim.attribution, families)
         row = claim_features(
             content=claim.content,

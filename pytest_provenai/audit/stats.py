@@ -16,6 +16,7 @@ __all__ = [
     "DEFAULT_N_RESAMPLES",
     "DEFAULT_SEED",
     "bootstrap_ci",
+    "bootstrap_combined_ci",
     "bootstrap_ratio_ci",
     "clopper_pearson",
     "mean",
@@ -217,3 +218,46 @@ def clopper_pearson(k: int, n: int, *, level: float = DEFAULT_LEVEL) -> tuple[fl
     lower = 0.0 if k == 0 else solve(lambda p: _binom_tail_ge(k, n, p), alpha)
     upper = 1.0 if k == n else solve(lambda p: _binom_tail_ge(k + 1, n, p), 1.0 - alpha)
     return lower, upper
+
+
+def bootstrap_combined_ci(
+    counts: Sequence[dict[str, float]],
+    combine: Callable[[dict[str, float]], float | None],
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of ``combine(Σ counts)``, resampling cases: the pooled
+    statistic of several counts at once (e.g. macro F1 over per-class confusion counts
+    pooled over traces). A resample whose statistic is undefined (None) is drawn again
+    from the same stream; None when the statistic of all the counts is undefined."""
+    _check(n_resamples, level)
+    rows = [dict(c) for c in counts]
+
+    def total(sample: Sequence[dict[str, float]]) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for row in sample:
+            for key, value in row.items():
+                out[key] = out.get(key, 0.0) + float(value)
+        return out
+
+    if not rows or combine(total(rows)) is None:
+        return None
+    if len(rows) == 1:
+        value = combine(rows[0])
+        assert value is not None
+        return value, value
+    rng = random.Random(seed)
+    stats: list[float] = []
+    tries = 0
+    while len(stats) < n_resamples:
+        tries += 1
+        if tries > 50 * n_resamples:  # pragma: no cover - pathological: almost never defined
+            return None
+        value = combine(total(rng.choices(rows, k=len(rows))))
+        if value is not None:
+            stats.append(value)
+    stats.sort()
+    alpha = (1.0 - level) / 2.0
+    return _quantile(stats, alpha), _quantile(stats, 1.0 - alpha)

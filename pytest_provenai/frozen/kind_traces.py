@@ -202,7 +202,7 @@ def _answer(
         previous_end = end
         claim_text = data[start:end].decode("utf-8")
         for k, value in enumerate(claim["protected_values"]):
-            if not _contains(claim_text, value):
+            if value not in claim_text:
                 raise FixtureError(
                     path,
                     _pointer(*here, "protected_values", k),

@@ -3,9 +3,9 @@
 A trace is what a tool-using agent did for one request: the tool calls in order, each with
 its canonical arguments and what it returned, and the answer(s) written from them. A call
 returns one or more *outputs*; each output is one provenance-bearing evidence object
-(ProvenanceGuard §III: ``(tool, source, text)``), pinned by the sha256 of its text's bytes. ``families`` says
-which provenance family each tool's outputs belong to (record, search, database, document,
-metadata).
+(ProvenanceGuard §III: ``(tool, source, text)``), pinned by the sha256 of its text's bytes.
+``families`` says which provenance family each tool's outputs belong to (record, search,
+database, document, metadata).
 
 A labelled answer carries its claims as UTF-8 byte ranges into the answer text, each with the
 source the claim's fact comes from (``gold_source``, None when no source supports it), the
@@ -189,29 +189,44 @@ class EvidenceSet:
         return {e.family for e in self.items}
 
 
-def collect_evidence(calls: Sequence[ToolCall], families: Mapping[str, str]) -> EvidenceSet:
-    """Evidence objects of ``calls`` in call order (see the module docstring). A tool that
-    ``families`` does not name has family ``"unknown"``."""
-    items: list[Evidence] = []
+def output_sources(calls: Sequence[ToolCall]) -> list[list[str | None]]:
+    """The evidence source name of every output of every call (None: an error call, a blank
+    output, or a repeat of a source already returned with the same digest)."""
     seen: dict[str, str] = {}
-    conflicts: list[str] = []
+    names: list[list[str | None]] = []
     for call in calls:
-        if call.error:
-            continue
-        family = families.get(call.tool, "unknown")
+        row: list[str | None] = []
         for output in call.outputs:
-            if not output.text.strip():
+            if call.error or not output.text.strip():
+                row.append(None)
                 continue
             source = output.source if output.source else call.tool
             if source in seen:
                 if seen[source] == output.sha256:
+                    row.append(None)
                     continue
-                if output.source:
-                    conflicts.append(output.source)
                 source = f"{source}@{call.index}"
                 if source in seen:
+                    row.append(None)
                     continue
             seen[source] = output.sha256
+            row.append(source)
+        names.append(row)
+    return names
+
+
+def collect_evidence(calls: Sequence[ToolCall], families: Mapping[str, str]) -> EvidenceSet:
+    """Evidence objects of ``calls`` in call order (see the comment above). A tool that
+    ``families`` does not name has family ``"unknown"``."""
+    items: list[Evidence] = []
+    conflicts: list[str] = []
+    for call, names in zip(calls, output_sources(calls), strict=True):
+        family = families.get(call.tool, "unknown")
+        for output, source in zip(call.outputs, names, strict=True):
+            if source is None:
+                continue
+            if output.source and source != output.source:
+                conflicts.append(output.source)
             items.append(
                 Evidence(source, call.tool, family, output.text, output.sha256, call.index)
             )

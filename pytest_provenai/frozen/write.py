@@ -16,6 +16,7 @@ from typing import Any
 from pytest_provenai._io import dumps_stable, sha256_bytes, sha256_text
 from pytest_provenai.errors import ProvenaiError
 from pytest_provenai.frozen.freeze import _write_set
+from pytest_provenai.frozen.kind_traces import TRACE_KINDS
 from pytest_provenai.frozen.load import (
     CASES_DIR,
     MANIFEST_NAME,
@@ -23,7 +24,6 @@ from pytest_provenai.frozen.load import (
     SCHEMA_VERSION,
     load_fixture_set,
 )
-from pytest_provenai.frozen.kind_traces import TRACE_KINDS
 from pytest_provenai.frozen.model import FixtureSet
 
 __all__ = ["CC0", "aid", "original", "write_provenance_set"]

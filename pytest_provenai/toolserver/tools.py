@@ -232,11 +232,11 @@ class HotpotTools:
         if self._bm25 is None:
             ids = sorted(self.paragraphs)
             docs = [Counter(_terms(self.paragraphs[i].document_text())) for i in ids]
-            df: Counter[str] = Counter()
+            counts: Counter[str] = Counter()
             for d in docs:
-                df.update(d.keys())
+                counts.update(d.keys())
             avg = sum(sum(d.values()) for d in docs) / max(1, len(docs))
-            self._bm25 = (ids, docs, dict(df), avg)
+            self._bm25 = (ids, docs, dict(counts), avg)
         ids, docs, df, avg = self._bm25
         n = len(ids)
         q = list(dict.fromkeys(_terms(query)))
