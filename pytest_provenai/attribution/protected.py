@@ -94,7 +94,7 @@ def protected_values(text: str) -> list[Value]:
     values = [Value(lit.text, lit.kind, lit) for lit in protected_literals(text)]
     for m in _QUOTED.finditer(text):
         quote = (m.group(1) or m.group(2) or "").strip()
-        if any(ch.isalnum() for ch in quote):
+        if any(ch.isalnum() for ch in quote) and all(v.text != quote for v in values):
             values.append(Value(quote, "quote"))
     return values
 
