@@ -56,6 +56,7 @@ class ProvenaiSession:
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     attribution_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     _attribution: Any = None  # verify.runtime.AttributionRuntime, built on first use
+    _attribution_summaries: tuple[int, dict[str, dict[str, Any]]] | None = None
     started: float = field(default_factory=time.time)
 
     # -- cases -----------------------------------------------------------------------------
@@ -217,6 +218,9 @@ class ProvenaiSession:
         records carry the attribution layer."""
         from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS
 
+        key = sum(len(r) for r in self.records.values())
+        if self._attribution_summaries is not None and self._attribution_summaries[0] == key:
+            return self._attribution_summaries[1]  # computed once for summary and results
         out = {}
         for test, recs in self.sorted_records().items():
             present = [r for r in recs if "missing" not in r]
@@ -229,6 +233,7 @@ class ProvenaiSession:
                         k: v for k, v in metrics.items() if v["n"] and v["value"] is not None
                     },
                 }
+        self._attribution_summaries = (key, out)
         return out
 
     # -- xdist -----------------------------------------------------------------------------

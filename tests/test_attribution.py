@@ -291,8 +291,11 @@ def test_empty_trace_routes_nothing_and_blocks() -> None:
 
 
 class RaisingChecker:
-    identity: dict[str, Any] = {"kind": "raises"}
     threshold = 0.5
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "raises"}
 
     def score(self, rows: Any) -> list[Judgement]:
         raise RuntimeError("checker down")
@@ -345,7 +348,7 @@ def test_repair_bounds() -> None:
     result = lexical_verifier().verify("Velmora Ostrand is on Kestrel Gold.", evidence, TOOLS)
     assert not repair(result, lambda t: result, max_iterations=1).attempted
     for bad in (0, 4):
-        with pytest.raises(ValueError, match="1..3"):
+        with pytest.raises(ValueError, match=r"1\.\.3"):
             repair(result, lambda t: result, max_iterations=bad)
 
 

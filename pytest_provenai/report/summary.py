@@ -54,6 +54,7 @@ def summary_lines(state: Any, gate_results: list[GateResult]) -> list[str]:
             )
     lines.extend(influence_lines(state, aggregates))
     lines.extend(provenance_lines(state))
+    lines.extend(attribution_lines(state))
     for err in state.fixture_errors:
         lines.append(f"fixture set error: {err}")
     if gate_results:
@@ -146,4 +147,21 @@ def provenance_lines(state: Any) -> list[str]:
                 continue
             cells = "".join(f"{_delta(row[c]):<24}" for c, _ in _MATRIX_LABELS)
             lines.append(f"    {t:<10}{cells.rstrip()}")
+    return lines
+
+
+def attribution_lines(state: Any) -> list[str]:
+    """Per test with attribution records: each metric that applies, pooled over claims
+    (bootstrap CI resampling traces; exact binomial for the probe and graph rates)."""
+    lines: list[str] = []
+    for test, summ in state.attribution_summaries().items():
+        missing = f", {summ['missing']} without a record" if summ["missing"] else ""
+        lines.append(
+            f"{test}: attribution n={summ['n']}{missing}  (pooled over claims, 95% CI by trace)"
+        )
+        for name, m in summ["metrics"].items():
+            counts = ""
+            if m.get("denominator") is not None:
+                counts = f"  ({m['numerator']:g}/{m['denominator']:g})"
+            lines.append(f"  {name:<32} {_fmt(m)}{counts}")
     return lines

@@ -70,6 +70,11 @@ class MiniLMEncoder:
         self._cache[text] = entry
         return entry
 
+    def clear_cache(self) -> None:
+        """Forget every encoded text (the model stays loaded): for cold timings."""
+        self._cache.clear()
+        self._tokens.clear()
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return [self._encode(t)[0] for t in texts]
 

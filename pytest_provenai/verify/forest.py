@@ -260,13 +260,18 @@ def _fit(table_path: str, rows_sha256: str, use_lm: bool, params_json: str) -> C
 
 
 def fit_calibrator(
-    table: str | Path, *, use_lm: bool = False, params: Mapping[str, Any] | None = None
+    table: str | Path,
+    *,
+    use_lm: bool = False,
+    params: Mapping[str, Any] | None = None,
+    fresh: bool = False,
 ) -> Calibrator:
     """The calibrator fitted on ``table`` (once per process per table digest, scikit-learn
-    version and parameters)."""
+    version and parameters; ``fresh`` fits again, for timing)."""
     loaded = load_table(table)
     merged = {**FOREST_PARAMS, **(params or {})}
-    return _fit(
+    fit = _fit.__wrapped__ if fresh else _fit
+    return fit(
         str(Path(table).resolve()),
         loaded.rows_sha256,
         use_lm,
