@@ -269,6 +269,16 @@ def _device(name: str, value: str) -> str:
     return value
 
 
+def _callable_spec(name: str, value: Any, example: str) -> str | None:
+    """A ``module:callable`` option value (None when not given)."""
+    if not value:
+        return None
+    spec = str(value).strip()
+    if not _PIPELINE_RE.match(spec):
+        raise ConfigError(f"{flag(name)}: expected module:callable (e.g. {example}), got {spec!r}")
+    return spec
+
+
 def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
     """Build ``Settings`` from ``get(name)`` (command line first, then ini, else None).
 
@@ -280,15 +290,8 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         return p if p.is_absolute() else rootdir / p
 
     backend = str(get(BACKEND) or default_backend()).strip()
-    pipeline = get(PIPELINE)
-    if pipeline:
-        pipeline = str(pipeline).strip()
-        if not _PIPELINE_RE.match(pipeline):
-            raise ConfigError(
-                f"{flag(PIPELINE)}: expected module:callable (e.g. my_rag.audit:answer), "
-                f"got {pipeline!r}"
-            )
-    elif backend not in BUILTIN_BACKENDS and not _PIPELINE_RE.match(backend):
+    pipeline = _callable_spec(PIPELINE, get(PIPELINE), "my_rag.audit:answer")
+    if not pipeline and backend not in BUILTIN_BACKENDS and not _PIPELINE_RE.match(backend):
         raise ConfigError(
             f"{flag(BACKEND)}: unknown backend {backend!r}; use one of "
             f"{', '.join(BUILTIN_BACKENDS)} or module:factory"
@@ -379,14 +382,7 @@ def parse_attribution(
             f"{flag(NLI_MODEL)}: {nli} is not a model folder (no config.json); pass a local "
             "sequence-classification folder"
         )
-    agent = get(MCP_PIPELINE)
-    if agent:
-        agent = str(agent).strip()
-        if not _PIPELINE_RE.match(agent):
-            raise ConfigError(
-                f"{flag(MCP_PIPELINE)}: expected module:callable (e.g. my_agent:answer), "
-                f"got {agent!r}"
-            )
+    agent = _callable_spec(MCP_PIPELINE, get(MCP_PIPELINE), "my_agent:answer")
     table = path(get(VERIFY_TABLE)) if get(VERIFY_TABLE) else None
     if table is not None and not table.is_file():
         raise ConfigError(

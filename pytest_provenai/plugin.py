@@ -259,22 +259,34 @@ def _attribution_runtime(config: pytest.Config) -> Any:
     return _session(config).attribution()
 
 
-@pytest.fixture
-def provenai_attribution(request: pytest.FixtureRequest) -> Callable[[Any], dict[str, Any]]:
-    """``attribution(case) -> record``: verify, repair and record an ``mcp_trace`` or
-    ``conflation_probe`` case with the calibrated verifier (built once per process)."""
+def _record_fixture(
+    request: pytest.FixtureRequest, *, mcp: bool
+) -> Callable[[Any], dict[str, Any]]:
+    """``fn(case) -> record`` through the attribution runtime; the verifier (and
+    for MCP sessions the subject) is built at setup, so a missing extra or a bad table is
+    one line before any case runs."""
     runtime = _attribution_runtime(request.config)
     nodeid = request.node.nodeid
     try:
         runtime.auditor()
+        if mcp:
+            runtime.mcp_subject()
     except ProvenaiError as exc:
         pytest.exit(f"provenai: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+    build = runtime.mcp_record if mcp else runtime.record
 
-    def attribution(case: Any) -> dict[str, Any]:
-        record: dict[str, Any] = runtime.record(nodeid, case)
-        return record
+    def record(case: Any) -> dict[str, Any]:
+        rec: dict[str, Any] = build(nodeid, case)
+        return rec
 
-    return attribution
+    return record
+
+
+@pytest.fixture
+def provenai_attribution(request: pytest.FixtureRequest) -> Callable[[Any], dict[str, Any]]:
+    """``attribution(case) -> record``: verify, repair and record an ``mcp_trace`` or
+    ``conflation_probe`` case with the calibrated verifier (built once per process)."""
+    return _record_fixture(request, mcp=False)
 
 
 @pytest.fixture
@@ -283,19 +295,7 @@ def provenai_mcp(request: pytest.FixtureRequest) -> Callable[[Any], dict[str, An
     drives the calls and the subject writes the answer, or ``--provenai-mcp-pipeline``'s
     agent answers), every call recorded; verify and repair the answer; write the trace
     graph to ``--provenai-mcp-traces``."""
-    runtime = _attribution_runtime(request.config)
-    nodeid = request.node.nodeid
-    try:
-        runtime.auditor()
-        runtime.mcp_subject()
-    except ProvenaiError as exc:
-        pytest.exit(f"provenai: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
-
-    def mcp(case: Any) -> dict[str, Any]:
-        record: dict[str, Any] = runtime.mcp_record(nodeid, case)
-        return record
-
-    return mcp
+    return _record_fixture(request, mcp=True)
 
 
 @pytest.fixture

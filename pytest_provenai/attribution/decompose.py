@@ -100,6 +100,19 @@ def is_template(text: str) -> bool:
     return _TEMPLATE.search(text) is not None and not protected_values(text)
 
 
+def _stripped(text: str, spans: list[tuple[int, int]], offset: int) -> list[tuple[int, int]]:
+    """The spans of ``text`` without their leading and trailing whitespace, shifted by
+    ``offset``; blank ones dropped."""
+    out = []
+    for s, e in spans:
+        piece = text[s:e]
+        lead = len(piece) - len(piece.lstrip())
+        trail = len(piece.rstrip())
+        if trail > lead:
+            out.append((offset + s + lead, offset + s + trail))
+    return out
+
+
 def _sentences(line: str, offset: int) -> list[tuple[int, int]]:
     """[start, end) character spans of the sentences of ``line`` (stripped, non-empty)."""
     spans: list[tuple[int, int]] = []
@@ -118,14 +131,7 @@ def _sentences(line: str, offset: int) -> list[tuple[int, int]]:
         spans.append((start, m.end()))
         start = m.end()
     spans.append((start, len(line)))
-    out = []
-    for s, e in spans:
-        piece = line[s:e]
-        lead = len(piece) - len(piece.lstrip())
-        trail = len(piece.rstrip())
-        if trail > lead:
-            out.append((offset + s + lead, offset + s + trail))
-    return out
+    return _stripped(line, spans, offset)
 
 
 def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -139,14 +145,7 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
         spans.append((pos, m.start()))
         pos = m.end()
     spans.append((pos, len(sentence)))
-    out = []
-    for s, e in spans:
-        piece = sentence[s:e]
-        lead = len(piece) - len(piece.lstrip())
-        trail = len(piece.rstrip())
-        if trail > lead:
-            out.append((start + s + lead, start + s + trail))
-    return out
+    return _stripped(sentence, spans, start)
 
 
 def _content(text: str, attribution: Attribution, span_in_text: tuple[int, int] | None) -> str:

@@ -163,6 +163,24 @@ def _pair(x: Any) -> tuple[float, float]:
     return num, den
 
 
+_UNREADABLE = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+
+
+def _unreadable(
+    records: Sequence[Mapping[str, Any]], i: int, exc: Exception, *, undefined: int
+) -> dict[str, Any]:
+    """The summary of a metric that could not read record ``i``: no value, the error."""
+    record = records[i]
+    case_id = record.get("case_id", "?") if isinstance(record, Mapping) else "?"
+    return {
+        "value": None,
+        "ci": None,
+        "n": len(records),
+        "undefined": undefined,
+        "error": f"record {i} ({case_id}): {type(exc).__name__}: {exc}",
+    }
+
+
 def _counts(x: Any) -> dict[str, float]:
     if not isinstance(x, Mapping):
         raise TypeError(f"expected a mapping of counts, got {x!r}")
@@ -183,15 +201,8 @@ def _summarise_counts(
     for i, record in enumerate(records):
         try:
             rows.append(_counts(metric.counts(record)))
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            case_id = record.get("case_id", "?") if isinstance(record, Mapping) else "?"
-            return {
-                "value": None,
-                "ci": None,
-                "n": len(records),
-                "undefined": 0,
-                "error": f"record {i} ({case_id}): {type(exc).__name__}: {exc}",
-            }
+        except _UNREADABLE as exc:
+            return _unreadable(records, i, exc, undefined=0)
     total: dict[str, float] = {}
     for row in rows:
         for key, count in row.items():
@@ -234,15 +245,8 @@ def summarise_metric(
                 continue
             assert metric.fn is not None
             v = _number(metric.fn(record))
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            case_id = record.get("case_id", "?") if isinstance(record, Mapping) else "?"
-            return {
-                "value": None,
-                "ci": None,
-                "n": len(records),
-                "undefined": undefined,
-                "error": f"record {i} ({case_id}): {type(exc).__name__}: {exc}",
-            }
+        except _UNREADABLE as exc:
+            return _unreadable(records, i, exc, undefined=undefined)
         if v is None:
             undefined += 1
             v = 0.0

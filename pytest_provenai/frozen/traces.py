@@ -140,6 +140,21 @@ def canonical_arguments(arguments: Mapping[str, Any]) -> tuple[str, str]:
     return text, sha256_text(text)
 
 
+def call_document(
+    index: int, tool: str, arguments: Mapping[str, Any], outputs: Sequence[tuple[str | None, str]]
+) -> dict[str, Any]:
+    """A call as a fixture file holds it: (source, text) outputs pinned by their sha256,
+    the arguments by the sha256 of their canonical JSON (for the fixture writers)."""
+    return {
+        "index": index,
+        "tool": tool,
+        "arguments": dict(arguments),
+        "arguments_sha256": canonical_arguments(arguments)[1],
+        "outputs": [{"source": s, "text": t, "sha256": sha256_text(t)} for s, t in outputs],
+        "error": False,
+    }
+
+
 # -- evidence objects (ProvenanceGuard §III-A) ------------------------------------------------
 # Every output of every successful call is one evidence object ``(tool, source, text)`` with
 # the source's provenance family; evidence is never collapsed into one anonymous context. An

@@ -45,7 +45,7 @@ from pytest_provenai._io import sha256_file, sha256_text
 from pytest_provenai.attribution.protected import has_negation
 from pytest_provenai.audit.abstention import protected_literals
 from pytest_provenai.frozen.model import Case, Source, SupportingFact
-from pytest_provenai.frozen.traces import canonical_arguments
+from pytest_provenai.frozen.traces import call_document
 from pytest_provenai.toolserver.tools import FAMILIES, HotpotTools, evidence_outputs
 
 __all__ = [
@@ -308,18 +308,8 @@ class Delivered:
     original: tuple[str, ...]
 
 
-def _call(index: int, tool: str, arguments: dict[str, Any], outputs: list[Any]) -> dict[str, Any]:
-    _, sha = canonical_arguments(arguments)
-    return {
-        "index": index,
-        "tool": tool,
-        "arguments": arguments,
-        "arguments_sha256": sha,
-        "outputs": [
-            {"source": o.source, "text": o.text, "sha256": sha256_text(o.text)} for o in outputs
-        ],
-        "error": False,
-    }
+def _outputs(tool: str, result: Any) -> list[tuple[str | None, str]]:
+    return [(o.source, o.text) for o in evidence_outputs(tool, result)]
 
 
 def build_trace(
@@ -365,27 +355,22 @@ def build_trace(
             del sentences[removed[1]]
         return f"{p.title}\n{''.join(sentences)}"
 
-    from pytest_provenai.frozen.traces import ToolOutput
-
     calls = [
-        _call(0, "get_example", {"example_id": case.id}, evidence_outputs("get_example", example)),
-        _call(
+        call_document(0, "get_example", {"example_id": case.id}, _outputs("get_example", example)),
+        call_document(
             1,
             "search_hotpotqa",
             {"k": SEARCH_K, "query": case.question},
-            [
-                ToolOutput(h["source_id"], delivered_text(h["source_id"]), "")
-                for h in search["hits"]
-            ],
+            [(h["source_id"], delivered_text(h["source_id"])) for h in search["hits"]],
         ),
     ]
     for pid in fetch:
         calls.append(
-            _call(
+            call_document(
                 len(calls),
                 "get_evidence_document",
                 {"source_id": pid},
-                [ToolOutput(pid, delivered_text(pid), "")],
+                [(pid, delivered_text(pid))],
             )
         )
     families = {c["tool"]: FAMILIES[c["tool"]] for c in calls}
@@ -583,8 +568,6 @@ def select_probes(dev: Sequence[Case], excluded: set[str], n: int = PROBES) -> l
 
 def build_probe(case: Case, seed: int = DEFAULT_SEED) -> dict[str, Any]:
     """The ``conflation_probe`` case document of one probe record."""
-    from pytest_provenai.frozen.traces import ToolOutput
-
     rng = random.Random(f"{seed}:probe:{case.id}")
     options = _shared_values(case)
     value, fact_title, other_title, sentence = options[rng.randrange(len(options))]
@@ -605,18 +588,18 @@ def build_probe(case: Case, seed: int = DEFAULT_SEED) -> dict[str, Any]:
         hits = [searched, *hits][:2]
     example = tools.get_example(case.id)
     calls = [
-        _call(0, "get_example", {"example_id": case.id}, evidence_outputs("get_example", example)),
-        _call(
+        call_document(0, "get_example", {"example_id": case.id}, _outputs("get_example", example)),
+        call_document(
             1,
             "search_hotpotqa",
             {"k": 2, "query": query},
-            [ToolOutput(h, tools.paragraphs[h].document_text(), "") for h in hits],
+            [(h, tools.paragraphs[h].document_text()) for h in hits],
         ),
-        _call(
+        call_document(
             2,
             "get_evidence_document",
             {"source_id": fetched},
-            [ToolOutput(fetched, tools.paragraphs[fetched].document_text(), "")],
+            [(fetched, tools.paragraphs[fetched].document_text())],
         ),
     ]
     families = {c["tool"]: FAMILIES[c["tool"]] for c in calls}

@@ -52,6 +52,22 @@ COMMAND = (
 )
 
 
+def _write(
+    pool: RecordPool, out: Path, kind: str, cases: list[dict[str, Any]], what: str, overwrite: bool
+) -> FixtureSet:
+    return write_provenance_set(
+        out,
+        kind=kind,
+        cases=cases,
+        description=what,
+        readme=_readme(out.name, what, pool, COMMAND),
+        synthetic=False,
+        licence=HOTPOTQA_LICENCE,
+        generator="provenai verify sets",
+        overwrite=overwrite,
+    )
+
+
 def write_claims_test(pool: RecordPool, out: Path, *, overwrite: bool = False) -> FixtureSet:
     cases: list[dict[str, Any]] = [build_trace(c, pool.seed) for c in pool.splits["test"]]
     n_claims = sum(len(a["claims"]) for c in cases for a in c["answers"])
@@ -61,17 +77,7 @@ def write_claims_test(pool: RecordPool, out: Path, *, overwrite: bool = False) -
         "Each trace calls get_example, search_hotpotqa and get_evidence_document; one key "
         "supporting sentence is missing from the evidence."
     )
-    return write_provenance_set(
-        out,
-        kind="mcp_trace",
-        cases=cases,
-        description=what,
-        readme=_readme(out.name, what, pool, COMMAND),
-        synthetic=False,
-        licence=HOTPOTQA_LICENCE,
-        generator="provenai verify sets",
-        overwrite=overwrite,
-    )
+    return _write(pool, out, "mcp_trace", cases, what, overwrite)
 
 
 def write_probes(pool: RecordPool, out: Path, *, overwrite: bool = False) -> FixtureSet:
@@ -82,14 +88,4 @@ def write_probes(pool: RecordPool, out: Path, *, overwrite: bool = False) -> Fix
         "comes from search_hotpotqa, the other from get_evidence_document; the probe answer "
         "attributes the fact to the wrong one's family, the control to the right one."
     )
-    return write_provenance_set(
-        out,
-        kind="conflation_probe",
-        cases=cases,
-        description=what,
-        readme=_readme(out.name, what, pool, COMMAND),
-        synthetic=False,
-        licence=HOTPOTQA_LICENCE,
-        generator="provenai verify sets",
-        overwrite=overwrite,
-    )
+    return _write(pool, out, "conflation_probe", cases, what, overwrite)
