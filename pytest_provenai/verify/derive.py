@@ -5,7 +5,8 @@ the record's trace is built, its labelled claims are read by byte range, and the
 routed and featurised by the same function that verifies answers
 (:func:`~pytest_provenai.attribution.pipeline.prepare_claims`). One row per factual claim:
 record, split, answer, claim index, claim text, gold verdict, support target (1 for
-supported and conflated), verdict-head class, gold and routed source, and the features.
+supported and conflated), verdict-head class, gold and routed source, and the feature
+values in the header's ``features.order``.
 
 Rows of one record depend on that record only (each text is encoded on its own), so a
 slice — ``--limit N`` records per split — reproduces the full table's rows for those records
@@ -62,13 +63,19 @@ def trace_case(doc: dict[str, Any], fixture_set: str = "") -> TraceCase:
     return build_trace_case(body, f"<derived {doc['id']}>", fixture_set)
 
 
+def feature_order(lm: bool) -> list[str]:
+    """The order of the values in a row's ``features`` list."""
+    return [*NUMERIC_FEATURES, *CATEGORICAL_FEATURES, *(LM_FEATURES if lm else ())]
+
+
 def derive_rows(
     case: TraceCase,
     split: str,
     encoder: Encoder,
     extra: Sequence[FeatureSource] = (),
 ) -> list[list[Any]]:
-    """The table rows of one record's trace."""
+    """The table rows of one record's trace (features as a list in :func:`feature_order`)."""
+    order = feature_order(bool(extra))
     evidence = collect_evidence(case.calls, case.families)
     rows: list[list[Any]] = []
     for answer in case.answers:
@@ -94,7 +101,7 @@ def derive_rows(
                     head,
                     gold.gold_source,
                     p.route.source,
-                    p.row,
+                    [p.row[name] for name in order],
                 ]
             )
     return rows
@@ -135,6 +142,7 @@ def derive_table(
         "pool": pool.identity(),
         "limit": limit,
         "features": {
+            "order": feature_order(bool(extra)),
             "numeric": list(NUMERIC_FEATURES),
             "categorical": list(CATEGORICAL_FEATURES),
             "lm": list(LM_FEATURES) if extra else [],

@@ -98,9 +98,14 @@ def load_table(path: str | Path) -> FeatureTable:
             f"{shown}: rows_sha256 is {data['rows_sha256']} but the rows hash to {digest}; "
             "the table was changed — derive it again"
         )
-    rows = tuple(dict(zip(columns, r, strict=True)) for r in data["rows"])
+    order = data["features"]["order"]
+    rows = []
+    for raw in data["rows"]:
+        row = dict(zip(columns, raw, strict=True))
+        row["features"] = dict(zip(order, row["features"], strict=True))
+        rows.append(row)
     header = {k: v for k, v in data.items() if k != "rows"}
-    return FeatureTable(shown, header, rows)
+    return FeatureTable(shown, header, tuple(rows))
 
 
 def _numeric(use_lm: bool) -> tuple[str, ...]:
