@@ -220,7 +220,6 @@ def _decide(**kw: Any) -> Any:
         "error": None,
         "threshold": 0.5,
         "missing": (),
-        "conflicting": (),
         "rescue_ok": False,
     }
     base.update(kw)
@@ -234,9 +233,10 @@ def test_decide_precedence() -> None:
     routed_nowhere = _decide(route_source=None, route_status="no_evidence", judgement=None)
     assert routed_nowhere.reasons == ("not_routed",)
     assert _decide().verdict == "supported"
-    swap = _decide(missing=("42.50",), conflicting=("42.50",))
+    head = {"contradicted": 0.6, "unsupported": 0.3, "not_enough_evidence": 0.1}
+    swap = _decide(missing=("42.50",), judgement=Judgement(0.99, head))
     assert (swap.verdict, swap.reasons) == ("contradicted", ("missing_protected_values",))
-    assert _decide(missing=("K-1",)).verdict == "unsupported"
+    assert swap.missing_values == ("42.50",)  # a high score never excuses a missing value
     low = _decide(judgement=Judgement(0.2, {"not_enough_evidence": 0.7, "contradicted": 0.3}))
     assert (low.verdict, low.reasons) == ("not_enough_evidence", ("insufficient_support",))
     rescued = _decide(judgement=Judgement(0.2, {}), rescue_ok=True)
@@ -280,7 +280,8 @@ def test_pipeline_routes_supports_and_flags_conflation() -> None:
     assert conflated.claims[0].verdict == "conflated"
     assert conflated.verdict.reasons == ("conflation",)
     swapped = v.verify("The monthly fee of Velmora Ostrand is 42.50 EUR.", evidence, TOOLS)
-    assert swapped.claims[0].verdict == "contradicted"
+    assert swapped.claims[0].reasons == ("missing_protected_values",)
+    assert swapped.claims[0].missing_values == ("42.50",) and not swapped.verdict.allowed
 
 
 def test_empty_trace_routes_nothing_and_blocks() -> None:

@@ -120,7 +120,6 @@ class PreparedClaim:
     premise: str
     row: dict[str, Any] | None
     missing: tuple[str, ...] = ()
-    conflicting: tuple[str, ...] = ()
     rescue_ok: bool = False
     best_chunk: str = ""
 
@@ -222,7 +221,6 @@ class Verifier:
                     error=claim_error,
                     threshold=self.checker.threshold,
                     missing=p.missing,
-                    conflicting=p.conflicting,
                     rescue_ok=p.rescue_ok,
                     best_chunk=p.best_chunk,
                 )
@@ -336,7 +334,6 @@ def prepare_claims(
                 premise,
                 row,
                 values.missing,
-                values.conflicting,
                 rescue(values, overlap(claim.content, premise), structured=ev.structured),
                 parts[best],
             )

@@ -158,7 +158,6 @@ def decide(
     error: str | None,
     threshold: float,
     missing: Sequence[str],
-    conflicting: Sequence[str],
     rescue_ok: bool,
     best_chunk: str = "",
 ) -> ClaimDecision:
@@ -218,12 +217,10 @@ def decide(
             rescued=rescued,
             **base,
         )
-    if missing:
-        verdict = "contradicted" if conflicting else "unsupported"
-        return ClaimDecision(verdict=verdict, reasons=("missing_protected_values",), **base)
     rejects = [c for c in HEAD_CLASSES if c != "supported"]
     verdict = max(rejects, key=lambda c: (judgement.head.get(c, 0.0), -rejects.index(c)))
-    return ClaimDecision(verdict=verdict, reasons=("insufficient_support",), **base)
+    reason = "missing_protected_values" if missing else "insufficient_support"
+    return ClaimDecision(verdict=verdict, reasons=(reason,), **base)
 
 
 @dataclass(frozen=True)
