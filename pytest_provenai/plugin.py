@@ -268,9 +268,9 @@ def _record_fixture(
     runtime = _attribution_runtime(request.config)
     nodeid = request.node.nodeid
     try:
-        runtime.auditor()
         if mcp:
             runtime.mcp_subject()
+        runtime.auditor()
     except ProvenaiError as exc:
         pytest.exit(f"provenai: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
     build = runtime.mcp_record if mcp else runtime.record

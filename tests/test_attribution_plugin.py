@@ -174,6 +174,6 @@ def test_a_missing_library_is_one_line_naming_the_extra(
     result.stdout.fnmatch_lines(
         [
             f"*provenai: {extra} is not installed; install the attribution extra: "
-            "pip install 'pytest-provenai[attribution]'*"
+            "pip install 'pytest-provenai[[]attribution[]]'*"
         ]
     )

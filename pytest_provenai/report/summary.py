@@ -160,8 +160,9 @@ def attribution_lines(state: Any) -> list[str]:
             f"{test}: attribution n={summ['n']}{missing}  (pooled over claims, 95% CI by trace)"
         )
         for name, m in summ["metrics"].items():
-            counts = ""
+            lo, hi = m["ci"] if m.get("ci") else (m["value"], m["value"])
+            text = f"{m['value']:.3f}  [{lo:.3f}, {hi:.3f}]"
             if m.get("denominator") is not None:
-                counts = f"  ({m['numerator']:g}/{m['denominator']:g})"
-            lines.append(f"  {name:<32} {_fmt(m)}{counts}")
+                text += f"  ({m['numerator']:g}/{m['denominator']:g})"
+            lines.append(f"  {name:<32} {text}")
     return lines
