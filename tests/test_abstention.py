@@ -8,10 +8,12 @@ from hypothesis import strategies as st
 
 from pytest_provenai.audit.abstention import (
     ABSTENTION_PHRASES,
-    LiteralIndex,
     abstention_verdict,
     detect_abstention,
     fabricated_values,
+)
+from pytest_provenai.audit.literals import (
+    LiteralIndex,
     protected_literals,
     values_present,
     word_numbers,

@@ -6,6 +6,7 @@ import ast
 import json
 from hashlib import sha256
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,10 +52,11 @@ def case(
     )
 
 
-def verdict(c: DerivationCase) -> dict:
+def verdict(c: DerivationCase) -> dict[str, Any]:
     record = derivation_record(c)
     json.dumps(record)
-    return record["derivation"]
+    layer: dict[str, Any] = record["derivation"]
+    return layer
 
 
 def test_warranted_difference() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from pytest_provenai.gates import GateSpec, evaluate
 from pytest_provenai.subject import kl as klmod
 
 
-def log_softmax(x: np.ndarray) -> np.ndarray:
+def log_softmax(x: Any) -> Any:
     x = x - x.max(axis=-1, keepdims=True)
     return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
 
@@ -59,7 +60,7 @@ def test_verdicts(cited: bool, value: float, expected: str) -> None:
     assert inf.verdict(cited, value, theta=0.3) == expected
 
 
-def _layer(ablations: dict[str, tuple[str, tuple[str, ...]]], cited: list[str]) -> dict:
+def _layer(ablations: dict[str, tuple[str, tuple[str, ...]]], cited: list[str]) -> dict[str, Any]:
     ids = sorted(ablations)
     outs = [klmod.AblatedOutput(r, a, c) for r, (a, c) in ablations.items()]
     return inf.influence_layer(ids, "Blue River", cited, outs, signals=["surface"])

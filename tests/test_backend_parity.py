@@ -93,3 +93,45 @@ def test_greedy_tokens_and_logprobs_agree(pair: tuple[Any, Any], question: str) 
     # Each backend's score agrees with its own generate at the chosen ids.
     idx = np.arange(len(gt.token_ids))
     assert np.abs(sm[idx, gm.token_ids] - np.asarray(gm.logprobs)).max() <= 1e-4
+
+
+FACTS = ["Zorbia's capital is Quellin.", "Zorbia is cold.", "Quellin has a river."]
+ASK = " Question: What is the capital of Zorbia?"
+
+
+def _facts_prompt(gen: Any, facts: list[str]) -> str:
+    return str(
+        gen.render_chat(
+            [
+                {"role": "system", "content": "Answer briefly."},
+                {"role": "user", "content": "Facts: " + " ".join(facts) + ASK},
+            ]
+        )
+    )
+
+
+def test_mlx_fast_paths_give_mlx_naive_outputs(pair: tuple[Any, Any]) -> None:
+    """mlx's ablation_pass (prefix KV reuse through mlx-lm's trimmable caches, speculative
+    re-alignment) and generate_many give exactly mlx's own generate outputs, on short real
+    prompts (mlx[cpu] on Linux is slow); with a 0.5-nat tie margin most tokens are near ties,
+    settled by replaying generate's computation, and the outputs do not move."""
+    _, m = pair
+    full = _facts_prompt(m, FACTS)
+    variants = [_facts_prompt(m, [f for f in FACTS if f != x]) for x in FACTS]
+    realised = m.generate(full).token_ids
+    naive = [m.generate(v).token_ids for v in variants]
+
+    result = m.ablation_pass(full, variants, realised)
+    assert [v.generation.token_ids for v in result.variants] == naive
+    assert any(v.divergence is not None for v in result.variants)  # decoding was exercised
+    assert float(np.abs(result.full_rows - m.score(full, realised)).max()) <= 1e-4
+    for v, n in zip(result.variants, naive, strict=True):
+        if v.divergence is None:
+            assert v.generation.token_ids == realised == n
+
+    tight = m.ablation_pass(full, variants, realised, margin=0.5)
+    assert [v.generation.token_ids for v in tight.variants] == naive
+    assert tight.decode.fallbacks >= 1
+
+    many = m.generate_many(variants[:2], margin=0.5)
+    assert [g.token_ids for g in many.generations] == naive[:2]

@@ -86,6 +86,53 @@ def test_importing_backends_does_not_import_heavy_libraries() -> None:
     assert out.strip() == "[]"
 
 
+@needs_default_model
+def test_a_lazily_opened_backend_renders_and_encodes_without_weights_or_torch() -> None:
+    """What a warm audit asks of its model (identity, chat template, token ids) comes from
+    the folder and its tokenizer: no weights load and torch is not even imported."""
+    code = (
+        "import sys\n"
+        "from pytest_provenai.subject.backends import open_generator, Decoding\n"
+        "g = open_generator('transformers', None, decoding=Decoding(max_new_tokens=8))\n"
+        "p = g.render_chat([{'role': 'user', 'content': 'hi'}])\n"
+        "ids = g.encode(p)\n"
+        "print(g.loads, g.loaded, 'torch' in sys.modules, g.decode(ids) != '', "
+        "g.identity.name)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.split() == ["0", "False", "False", "True", "SmolLM2-135M-Instruct"], (
+        out.stderr
+    )
+
+
+@needs_default_model
+def test_the_lazy_front_and_the_loaded_backend_agree(gen: Any, prompt: str) -> None:
+    """The tokenizer loaded without torch is the one AutoTokenizer picks for the converted
+    default model, and the lazy identity is the loaded one's."""
+    from transformers import AutoTokenizer
+
+    from pytest_provenai.subject.backends import open_generator
+    from pytest_provenai.subject.backends._common import load_tokenizer
+
+    lazy = open_generator("transformers", None, decoding=Decoding(max_new_tokens=MAX_NEW))
+    auto = AutoTokenizer.from_pretrained(str(gen.folder), local_files_only=True)
+    front = load_tokenizer(gen.folder)
+    assert type(front) is type(auto)
+    messages = [
+        {"role": "system", "content": "Answer. [R0] é漢字 <|im_end|> text"},
+        {"role": "user", "content": QUESTION * 20},
+    ]
+    assert lazy.render_chat(messages) == gen.render_chat(messages)
+    text = gen.render_chat(messages)
+    assert front(text, add_special_tokens=False)["input_ids"] == gen.encode(text)
+    assert lazy.encode(text) == gen.encode(text)
+    assert lazy.identity == gen.identity
+    assert not lazy.loaded
+    assert lazy.generate(prompt).token_ids == gen.generate(prompt).token_ids
+    assert lazy.loaded and lazy.loads == 1
+    assert lazy.backend().identity == lazy.identity
+
+
 # --------------------------------------------------------------------------- identity
 
 

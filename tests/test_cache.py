@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from pytest_provenai.errors import ProvenaiCacheWarning
 from pytest_provenai.subject.backends.base import Decoding, Generation, Identity
 from pytest_provenai.subject.cache import (
     DEFAULT_ROOT,
     SCHEMA_VERSION,
     GenerationCache,
-    ProvenaiCacheWarning,
 )
 
 IDENTITY = Identity(
@@ -263,3 +263,82 @@ def test_kl_cache_entry_of_the_wrong_shape_warns_is_dropped_and_recomputed(
     profile = KLProfile((0.5, 0.25), None, None, 0.1)
     cache.put(key, profile)
     assert cache.get(key) == profile
+
+
+def test_an_entry_of_an_untrusted_producer_is_stale_a_miss_and_replaced(tmp_path: Path) -> None:
+    cache = GenerationCache(tmp_path)
+    k = key_of()
+    cache.put(k, GEN, {"producer": "provenai-fast-path/1"})
+    trusted = {"generate", "provenai-fast-path/2"}
+    assert cache.get(k, producers=trusted) is None
+    assert (cache.hits, cache.misses, cache.stale, cache.corrupt) == (0, 1, 1, 0)
+    assert cache.get(k) == GEN  # a caller that names no producers trusts any entry
+    cache.put(k, GEN, {"producer": "generate"})
+    assert cache.get(k, producers=trusted) == GEN
+    cache.put(k, GEN, {})  # written by a release that recorded no producer
+    assert cache.get(k, producers=trusted) is None
+
+
+class CountingGenerator:
+    """A generator that answers every prompt with the same text and counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    @property
+    def identity(self) -> Identity:
+        return IDENTITY
+
+    @property
+    def capabilities(self) -> Any:
+        from pytest_provenai.subject.backends.base import Capabilities
+
+        return Capabilities(token_ids=False, logprobs=False, score=False)
+
+    def render_chat(self, messages: list[dict[str, str]]) -> str:
+        return str(messages)
+
+    def generate(self, prompt: str) -> Generation:
+        self.calls += 1
+        return Generation(text="Answer: fresh")
+
+    def score(self, prompt: str, continuation_ids: list[int]) -> Any:
+        raise NotImplementedError
+
+
+def test_a_generation_cached_by_an_older_fast_path_is_ignored_and_recomputed(
+    tmp_path: Path,
+) -> None:
+    from pytest_provenai.subject.backends.base import FAST_PATH_VERSION
+    from pytest_provenai.subject.subject import ModelSubject
+
+    gen = CountingGenerator()
+    subject = ModelSubject(gen, GenerationCache(tmp_path))
+    stale = Generation(text="Answer: written by an older fast path")
+    for producer in ("provenai-fast-path/1", None):
+        meta = {"producer": producer} if producer else {}
+        key = subject._key("p")
+        assert key is not None
+        GenerationCache(tmp_path).put(key, stale, meta)
+        assert subject.cached_generation("p") is None
+        generation, cached = subject.generate("p")
+        assert (generation.text, cached) == ("Answer: fresh", False)
+        assert GenerationCache(tmp_path).meta(key) == {
+            "model": IDENTITY.model_key(),
+            "producer": "generate",
+        }
+    assert gen.calls == 2
+    # the current fast path's entries are trusted
+    subject.store_generation("q", stale, producer=FAST_PATH_VERSION)
+    assert subject.generate("q") == (stale, True)
+    assert gen.calls == 2
+
+
+def test_kl_profiles_of_an_older_ablation_version_are_not_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pytest_provenai.subject import ablation
+
+    now = ablation.KLCache.key({"name": "m"}, "full", "ablated", [1, 2])
+    monkeypatch.setattr(ablation, "ABLATION_VERSION", "provenai-ablation/2")
+    assert ablation.KLCache.key({"name": "m"}, "full", "ablated", [1, 2]) != now

@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_provenai.audit.abstention import LiteralIndex
 from pytest_provenai.audit.claims import (
     CLAIM_STATUSES,
     claim_accounting,
@@ -14,6 +13,7 @@ from pytest_provenai.audit.claims import (
     find_citations,
     split_sentences,
 )
+from pytest_provenai.audit.literals import LiteralIndex
 from pytest_provenai.subject.parse import split_sections
 
 ORIGINS = {"R0": "original", "R1": "original", "A0": "generated", "R2": "generated"}

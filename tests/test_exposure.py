@@ -21,6 +21,7 @@ from pytest_provenai.subject.exposure import (
     OMITTED_LABEL,
     TREATMENTS,
     Budget,
+    ExposureView,
     build_view,
     run_treatments,
 )
@@ -31,7 +32,9 @@ from pytest_provenai.subject.trace import Resource
 AID_TEXT = "This section sets the inspection interval at 73 days, effective 2031-04-17."
 
 
-def entry(id_: str, kind: str, text: str, title: str = "", parent: str | None = None):
+def entry(
+    id_: str, kind: str, text: str, title: str = "", parent: str | None = None
+) -> LedgerEntry:
     return LedgerEntry(
         id=id_,
         kind=kind,
@@ -44,7 +47,7 @@ def entry(id_: str, kind: str, text: str, title: str = "", parent: str | None = 
     )
 
 
-def make_case(*, aids: tuple[str, ...] = (AID_TEXT,), long_original: bool = False):
+def make_case(*, aids: tuple[str, ...] = (AID_TEXT,), long_original: bool = False) -> GroundedCase:
     spec = (
         "The Varnholt KX-4471 pump must be inspected by a certified technician. The "
         "inspection interval is not specified in this revision."
@@ -74,7 +77,7 @@ def render(messages: list[dict[str, str]]) -> str:
     return "".join(f"<{m['role']}>\n{m['content']}\n" for m in messages) + "<assistant>\n"
 
 
-def original_texts(view) -> list[str]:
+def original_texts(view: ExposureView) -> list[str]:
     return [view.text(b) for b in view.originals]
 
 
@@ -186,7 +189,7 @@ SCRIPT = {
 }
 
 
-def scripted_subject(script=SCRIPT) -> ModelSubject:
+def scripted_subject(script: dict[str, str] = SCRIPT) -> ModelSubject:
     return ModelSubject(ScriptedGenerator(script, "scripted", Decoding(), "cpu"))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from pytest_provenai._io import sha256_bytes, sha256_text
 from pytest_provenai.errors import FixtureError, ProvenaiError
 from pytest_provenai.frozen.freeze import HOTPOTQA_ATTRIBUTION, freeze_hotpotqa, infer_split
 from pytest_provenai.frozen.load import load_fixture_set
+from pytest_provenai.frozen.model import Case
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "fixtures" / "hotpotqa-dev60"
@@ -79,6 +81,7 @@ def test_freeze_all_round_trips(tmp_path: Path) -> None:
     assert len(by_id) == len(records)
     for rec in records:
         case = by_id[rec["_id"]]
+        assert isinstance(case, Case)
         assert case.fixture_set == "demo"
         assert case.path == str(out / "cases" / f"{rec['_id']}.json")
         assert (case.question, case.answer, case.type, case.level) == (
@@ -221,6 +224,48 @@ def test_overwrite_refuses_a_folder_that_is_not_a_set(tmp_path: Path) -> None:
     assert (out / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
+NOT_SET_MANIFESTS = {
+    # what `provenai index build` writes, and other folders that merely hold a manifest.json
+    "index-manifest": json.dumps({"schema_version": 1, "kind": "index", "rows": 10}),
+    "other-tool": json.dumps({"name": "my app", "version": "1.0"}),
+    "array": "[]",
+    "not-json": "manifest, version 2",
+    "deep-nesting": "[" * 100_000 + "]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("content", list(NOT_SET_MANIFESTS.values()), ids=list(NOT_SET_MANIFESTS))
+def test_overwrite_refuses_a_folder_whose_manifest_is_not_a_set_manifest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str
+) -> None:
+    src = write_input(tmp_path, make_records(2))
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "manifest.json").write_text(content, encoding="utf-8")
+    (out / "data.bin").write_bytes(b"keep me")
+    before = tree_bytes(out)
+    with pytest.raises(ProvenaiError, match=r"refusing to overwrite a folder that is not a fix"):
+        freeze_hotpotqa(src, out, overwrite=True)
+    assert tree_bytes(out) == before
+    assert cli.main(["freeze", "hotpotqa", str(src), "--out", str(out), "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"provenai: error: {out}: refusing to overwrite a folder that is not")
+    assert f"{out / 'manifest.json'}" in err and err.count("\n") == 1
+    assert tree_bytes(out) == before
+
+
+@pytest.mark.parametrize("broken", ["case-digest", "provenance-kind"])
+def test_overwrite_replaces_any_fixture_set_even_a_broken_one(tmp_path: Path, broken: str) -> None:
+    src = write_input(tmp_path, make_records(3))
+    out = tmp_path / "set"
+    if broken == "case-digest":  # a set that no longer loads is still a set
+        freeze_hotpotqa(src, out)
+        next((out / "cases").iterdir()).write_text("{}", encoding="utf-8")
+    else:
+        shutil.copytree(REPO / "fixtures" / "synthetic-no-answer", out)
+    assert len(freeze_hotpotqa(src, out, overwrite=True).cases) == 3
+
+
 def test_empty_existing_folder_is_fine(tmp_path: Path) -> None:
     src = write_input(tmp_path, make_records(2))
     (tmp_path / "set").mkdir()
@@ -284,7 +329,7 @@ BAD_RECORDS = [
         _set((1, "supporting_facts", 0), ["Title 1-1"]),
         "/1/supporting_facts/0",
         "a [title, sentence index] pair",
-        "an array of 1 items",
+        "an array of 1 item",
     ),
     (
         _set((1, "supporting_facts", 0, 1), "0"),
@@ -296,7 +341,7 @@ BAD_RECORDS = [
         _set((1, "supporting_facts", 0, 1), True),
         "/1/supporting_facts/0/1",
         "a sentence index",
-        "a boolean",
+        "true",
     ),
     (
         _set((1, "supporting_facts", 1, 0), "Nowhere"),
@@ -421,6 +466,41 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
         f"provenai: error: {src}#/2/supporting_facts/0/1: "
         "expected a sentence index (an integer >= 0), got the number -1\n"
     )
+
+
+def _escaping_input(how: str) -> bytes:
+    """HotpotQA input that the JSON parser cannot hold (see test_frozen_load.py)."""
+    if how == "deep-nesting":
+        return b"[" * 100_000 + b"]" * 100_000
+    records = make_records(3)
+    records[1]["supporting_facts"][0][1] = 1234567
+    records[1]["context"][0][1][0] = "SURROGATE"
+    text = json.dumps(records, ensure_ascii=False)
+    if how == "long-integer":
+        return text.replace("1234567", "9" * 5000).encode("utf-8")
+    return text.replace('"SURROGATE"', '"x\\ud800y"').encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("how", "where"),
+    [
+        ("deep-nesting", ": expected JSON nested at most 64 levels deep, got nesting deeper"),
+        ("long-integer", "#/1/supporting_facts/0/1: expected an integer of at most 640 digits"),
+        ("lone-surrogate", "#/1/context/0/1/0: expected Unicode text"),
+    ],
+)
+def test_cli_input_the_parser_cannot_hold_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], how: str, where: str
+) -> None:
+    src = tmp_path / "hotpot_dev.json"
+    src.write_bytes(_escaping_input(how))
+    out = tmp_path / "set"
+    assert cli.main(["freeze", "hotpotqa", str(src), "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"provenai: error: {src}{where}"), captured.err
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert not out.exists()
 
 
 def test_cli_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,19 +11,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_edit import (
+    delete_at,
+    edit_case,
+    load_error,
+    read_json,
+    set_at,
+    write_case_bytes,
+    write_manifest,
+)
 from jsonschema import Draft202012Validator
 
-from pytest_provenai._io import dumps_stable, sha256_bytes, sha256_text
+from pytest_provenai._io import sha256_bytes, sha256_text
 from pytest_provenai.errors import FixtureError
 from pytest_provenai.frozen.freeze import freeze_hotpotqa
+from pytest_provenai.frozen.kind_hotpotqa import case_surely_valid
 from pytest_provenai.frozen.load import (
-    _case_surely_valid,
     json_pointer,
     load_fixture_set,
     load_fixture_sets,
     load_schema,
+    manifest_kind,
     parse_case,
+    parse_json_bytes,
 )
+from pytest_provenai.frozen.model import Case
 
 REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "fixtures" / "hotpotqa-dev60"
@@ -56,39 +68,6 @@ def set_dir(tmp_path: Path) -> Path:
     return out
 
 
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def write_manifest(set_dir: Path, mutate: Callable[[dict[str, Any]], None]) -> None:
-    manifest = read_json(set_dir / "manifest.json")
-    mutate(manifest)
-    (set_dir / "manifest.json").write_text(dumps_stable(manifest), encoding="utf-8")
-
-
-def write_case_bytes(set_dir: Path, rel: str, data: bytes, *, pin: bool = True) -> None:
-    """Replace a case file; with ``pin`` also update its digest in the manifest."""
-    (set_dir / rel).write_bytes(data)
-    if pin:
-        write_manifest(set_dir, lambda m: m["files"].__setitem__(rel, sha256_bytes(data)))
-
-
-def edit_case(set_dir: Path, rel: str, mutate: Callable[[dict[str, Any]], None]) -> None:
-    obj = read_json(set_dir / rel)
-    mutate(obj)
-    write_case_bytes(set_dir, rel, dumps_stable(obj).encode("utf-8"))
-
-
-def load_error(path: Path) -> FixtureError:
-    with pytest.raises(FixtureError) as info:
-        load_fixture_set(path)
-    err = info.value
-    where = f"{err.path}#{err.pointer}" if err.pointer else err.path
-    assert str(err) == f"{where}: expected {err.expected}, got {err.actual}"
-    assert "\n" not in str(err)
-    return err
-
-
 CASE1 = "cases/case1.json"
 
 
@@ -102,6 +81,7 @@ def test_loads_a_frozen_set(set_dir: Path) -> None:
     assert [c.id for c in fs.cases] == ["case0", "case1", "case2"]
     assert list(fs.manifest["files"]) == [f"cases/case{i}.json" for i in range(3)]
     case = fs.cases[1]
+    assert isinstance(case, Case)
     assert case.fixture_set == "demo"
     assert case.path == os.path.join(str(set_dir), CASE1)
     assert case.supporting_titles == ("Doc 1.0", "Doc 1.2")
@@ -130,7 +110,7 @@ def test_shipped_set_loads() -> None:
     assert fs.name == "hotpotqa-dev60"
     assert len(fs.cases) == 60 == fs.manifest["count"]
     assert fs.manifest["licence"]["name"] == "CC BY-SA 4.0"
-    assert {c.type for c in fs.cases} == {"bridge", "comparison"}
+    assert {c.type for c in fs.cases if isinstance(c, Case)} == {"bridge", "comparison"}
 
 
 def test_schemas_are_valid_draft_2020_12() -> None:
@@ -138,6 +118,16 @@ def test_schemas_are_valid_draft_2020_12() -> None:
         schema = load_schema(name)
         Draft202012Validator.check_schema(schema)
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_every_kind_has_one_row_in_the_kind_table() -> None:
+    from pytest_provenai.frozen.kinds import FIXTURE_KINDS
+    from pytest_provenai.frozen.model import KINDS
+    from pytest_provenai.frozen.validate import SCHEMA_NAMES
+
+    assert tuple(FIXTURE_KINDS) == KINDS
+    for kind in FIXTURE_KINDS.values():
+        assert {kind.case_schema, kind.manifest_schema} <= set(SCHEMA_NAMES)
 
 
 def test_json_pointer_escapes() -> None:
@@ -216,58 +206,149 @@ def test_nan_is_not_json(set_dir: Path) -> None:
     assert load_error(set_dir).actual == "NaN (not JSON)"
 
 
+# JSON the parser itself cannot hold: nesting deeper than the recursion limit, integers longer
+# than Python's int/str limit, escaped lone surrogates (valid JSON, not Unicode text). Each
+# must be one FixtureError naming the file, never RecursionError / ValueError /
+# UnicodeEncodeError out of the loader.
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+BIG_INT = b"9" * 5_000
+
+
+def _replace(old: bytes, new: bytes) -> Callable[[bytes], bytes]:
+    def edit(data: bytes) -> bytes:
+        assert old in data
+        return data.replace(old, new)
+
+    return edit
+
+
+ESCAPING_CASE_FILES = {
+    "deep-nesting": (
+        _replace(b'"level": "medium"', b'"level": ' + DEEP),
+        "",
+        "JSON nested at most 64 levels deep",
+        "nesting deeper than 64 levels at line ",
+    ),
+    "long-integer": (
+        _replace(b'"level": "medium"', b'"level": ' + BIG_INT),
+        "/level",
+        "an integer of at most 640 digits",
+        "an integer of 5000 digits",
+    ),
+    "lone-surrogate-in-source": (  # sentence and text alike, so only the surrogate is wrong
+        _replace(b"Doc 1.2 starts here.", b"Doc 1.2 starts\\ud800 here."),
+        "/sources/2/sentences/0",
+        "Unicode text (UTF-8 has no lone surrogates)",
+        "a lone surrogate U+D800 at character 14",
+    ),
+    "lone-surrogate-in-question": (
+        _replace(b'"What is 1?"', b'"What is 1\\udfff?"'),
+        "/question",
+        "Unicode text (UTF-8 has no lone surrogates)",
+        "a lone surrogate U+DFFF at character 9",
+    ),
+    "lone-surrogate-in-a-key": (
+        _replace(b'"level":', b'"lev\\ud800el":'),
+        "",
+        "Unicode text (UTF-8 has no lone surrogates)",
+        "a member name with a lone surrogate U+D800 at character 3",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("edit", "pointer", "expected", "actual"),
+    list(ESCAPING_CASE_FILES.values()),
+    ids=list(ESCAPING_CASE_FILES),
+)
+def test_json_the_parser_cannot_hold_is_a_fixture_error_in_a_case_file(
+    set_dir: Path, edit: Callable[[bytes], bytes], pointer: str, expected: str, actual: str
+) -> None:
+    write_case_bytes(set_dir, CASE1, edit((set_dir / CASE1).read_bytes()))
+    err = load_error(set_dir)
+    assert (err.path, err.pointer, err.expected) == (str(set_dir / CASE1), pointer, expected)
+    assert err.actual.startswith(actual), err.actual
+
+
+ESCAPING_MANIFESTS = {
+    "deep-nesting": (b'"seed": 42', b'"seed": ' + DEEP, ""),
+    "long-integer": (b'"seed": 42', b'"seed": ' + BIG_INT, "/seed"),
+    "lone-surrogate": (b'"split": "dev"', b'"split": "d\\udc00ev"', "/split"),
+}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "pointer"), list(ESCAPING_MANIFESTS.values()), ids=list(ESCAPING_MANIFESTS)
+)
+def test_json_the_parser_cannot_hold_is_a_fixture_error_in_a_manifest(
+    set_dir: Path, old: bytes, new: bytes, pointer: str
+) -> None:
+    manifest = set_dir / "manifest.json"
+    manifest.write_bytes(_replace(old, new)(manifest.read_bytes()))
+    err = load_error(set_dir)
+    assert (err.path, err.pointer) == (str(manifest), pointer)
+    assert manifest_kind(set_dir) in ("hotpotqa", None)  # never raises
+
+
+@pytest.mark.parametrize("depth", [64, 65, 500])
+def test_nesting_limit(depth: int) -> None:
+    data = b"[" * depth + b"]" * depth
+    if depth <= 64:
+        assert parse_json_bytes(data, "x.json") is not None
+        return
+    with pytest.raises(FixtureError) as info:
+        parse_json_bytes(data, "x.json")
+    assert (info.value.pointer, info.value.expected) == (
+        "/0" * 64,
+        "JSON nested at most 64 levels deep",
+    )
+    assert info.value.actual == "an array of " + ("1 item" if depth > 65 else "0 items") + (
+        " at level 65"
+    )
+
+
+def test_limits_leave_ordinary_json_alone() -> None:
+    doc = parse_json_bytes(
+        b'{"n": ' + b"9" * 640 + b', "pair": "\\ud83d\\ude00", "esc": "\\\\ud800"}', "x.json"
+    )
+    assert doc == {"n": int("9" * 640), "pair": "\U0001f600", "esc": "\\ud800"}
+
+
 # --------------------------------------------------------------------------- schemas
 
 
-def _set(*path: Any, value: Any) -> Callable[[dict[str, Any]], None]:
-    def mutate(obj: dict[str, Any]) -> None:
-        for step in path[:-1]:
-            obj = obj[step]
-        obj[path[-1]] = value
-
-    return mutate
-
-
-def _del(*path: Any) -> Callable[[dict[str, Any]], None]:
-    def mutate(obj: dict[str, Any]) -> None:
-        for step in path[:-1]:
-            obj = obj[step]
-        del obj[path[-1]]
-
-    return mutate
-
-
 CASE_SCHEMA_VIOLATIONS = [
-    (_del("question"), "/question", 'required property "question"', "none"),
-    (_del("sources", 1, "sha256"), "/sources/1/sha256", 'required property "sha256"', "none"),
-    (_set("sources", 0, "version", value="1"), "/sources/0/version", "an integer", '"1"'),
-    (_set("sources", 0, "version", value=0), "/sources/0/version", ">= 1", "the number 0"),
-    (_set("sources", 1, "url", value="x"), "/sources/1/url", "only the properties", '"url"'),
-    (_set("extra", value=1), "/extra", "only the properties answer, id,", 'property "extra"'),
-    (_set("schema_version", value=2), "/schema_version", "1", "the number 2"),
-    (_set("kind", value="squad"), "/kind", '"hotpotqa"', '"squad"'),
+    (delete_at("question"), "/question", 'required property "question"', "none"),
+    (delete_at("sources", 1, "sha256"), "/sources/1/sha256", 'required property "sha256"', "none"),
+    (set_at("sources", 0, "version", value="1"), "/sources/0/version", "an integer", '"1"'),
+    (set_at("sources", 0, "version", value=0), "/sources/0/version", ">= 1", "the number 0"),
+    (set_at("sources", 1, "url", value="x"), "/sources/1/url", "only the properties", '"url"'),
+    (set_at("extra", value=1), "/extra", "only the properties answer, id,", 'property "extra"'),
+    (set_at("schema_version", value=2), "/schema_version", "1", "the number 2"),
+    (set_at("kind", value="squad"), "/kind", '"hotpotqa"', '"squad"'),
     (
-        _set("sources", 2, "sha256", value="AB" * 32),
+        set_at("sources", 2, "sha256", value="AB" * 32),
         "/sources/2/sha256",
         "a string matching ^[0-9a-f]{64}$",
         '"ABAB',
     ),
     (
-        _set("supporting_facts", 1, "sentence", value=-1),
+        set_at("supporting_facts", 1, "sentence", value=-1),
         "/supporting_facts/1/sentence",
         "a number >= 0",
         "-1",
     ),
-    (_set("sources", value=[]), "/sources", "at least 1 items", "0 items"),
-    (_set("question", value=""), "/question", "at least 1 characters", "0 characters"),
+    (set_at("sources", value=[]), "/sources", "at least 1 items", "0 items"),
+    (set_at("question", value=""), "/question", "at least 1 characters", "0 characters"),
     (
-        _set("supporting_titles", value=["Doc 1.0", "Doc 1.0"]),
+        set_at("supporting_titles", value=["Doc 1.0", "Doc 1.0"]),
         "/supporting_titles/1",
         "unique items",
         'a repeat of the string "Doc 1.0"',
     ),
-    (_set("id", value="../x"), "/id", "a string matching", '"../x"'),
-    (_set("id", value="case1\n"), "/id", "a string matching", '"case1\\n"'),
+    (set_at("id", value="../x"), "/id", "a string matching", '"../x"'),
+    (set_at("id", value="case1\n"), "/id", "a string matching", '"case1\\n"'),
 ]
 
 
@@ -283,23 +364,23 @@ def test_case_schema_violation(
 
 
 MANIFEST_SCHEMA_VIOLATIONS = [
-    (_del("licence"), "/licence", 'required property "licence"', "none"),
-    (_set("licence", "name", value="MIT"), "/licence/name", '"CC BY-SA 4.0"', '"MIT"'),
-    (_set("count", value="3"), "/count", "an integer", '"3"'),
-    (_set("sample", value=0), "/sample", ">= 1", "the number 0"),
-    (_set("sample", value="all"), "/sample", "an integer or null", '"all"'),
-    (_set("source_file", value="data/dev.json"), "/source_file", "matching", "data/dev.json"),
+    (delete_at("licence"), "/licence", 'required property "licence"', "none"),
+    (set_at("licence", "name", value="MIT"), "/licence/name", '"CC BY-SA 4.0"', '"MIT"'),
+    (set_at("count", value="3"), "/count", "an integer", '"3"'),
+    (set_at("sample", value=0), "/sample", ">= 1", "the number 0"),
+    (set_at("sample", value="all"), "/sample", "an integer or null", '"all"'),
+    (set_at("source_file", value="data/dev.json"), "/source_file", "matching", "data/dev.json"),
     (
-        _set("files", "cases/case1.json", value="0" * 63),
+        set_at("files", "cases/case1.json", value="0" * 63),
         "/files/cases~1case1.json",
         "matching ^[0-9a-f]{64}$",
         "0" * 63,
     ),
-    (_set("files", value={}), "/files", "at least 1 properties", "0 properties"),
-    (_set("dataset", value="squad"), "/dataset", '"hotpotqa"', '"squad"'),
-    (_set("seed", value=True), "/seed", "an integer", "true"),
+    (set_at("files", value={}), "/files", "at least 1 properties", "0 properties"),
+    (set_at("dataset", value="squad"), "/dataset", '"hotpotqa"', '"squad"'),
+    (set_at("seed", value=True), "/seed", "an integer", "true"),
     (
-        _set("source_sha256", value="a" * 64 + "\n"),
+        set_at("source_sha256", value="a" * 64 + "\n"),
         "/source_sha256",
         "a string matching",
         '"aaaa',
@@ -335,7 +416,7 @@ def test_case_file_digest_mismatch(set_dir: Path) -> None:
 
 def test_source_digest_mismatch(set_dir: Path) -> None:
     text = read_json(set_dir / CASE1)["sources"][3]["text"]
-    edit_case(set_dir, CASE1, _set("sources", 3, "sha256", value="0" * 64))
+    edit_case(set_dir, CASE1, set_at("sources", 3, "sha256", value="0" * 64))
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / CASE1), "/sources/3/sha256")
     assert err.expected == f"{sha256_text(text)} (sha256 of /sources/3/text)"
@@ -354,7 +435,7 @@ def test_source_text_edited_consistently_is_caught_by_its_digest(set_dir: Path) 
 
 
 def test_text_is_not_the_joined_sentences(set_dir: Path) -> None:
-    edit_case(set_dir, CASE1, _set("sources", 2, "text", value="Doc 1.2 starts here.Then more."))
+    edit_case(set_dir, CASE1, set_at("sources", 2, "text", value="Doc 1.2 starts here.Then more."))
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / CASE1), "/sources/2/text")
     assert err.expected == '"".join(/sources/2/sentences) (41 characters)'
@@ -434,7 +515,7 @@ def test_symlink_inside_the_set_is_fine(set_dir: Path) -> None:
 
 
 def test_count_differs_from_entries(set_dir: Path) -> None:
-    write_manifest(set_dir, _set("count", value=4))
+    write_manifest(set_dir, set_at("count", value=4))
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / "manifest.json"), "/count")
     assert (err.expected, err.actual) == ("3 (the number of entries in /files)", "4")
@@ -459,7 +540,7 @@ def test_duplicate_case_id_across_files(set_dir: Path) -> None:
 
 
 def test_supporting_title_not_a_source(set_dir: Path) -> None:
-    edit_case(set_dir, CASE1, _set("supporting_titles", 1, value="Elsewhere"))
+    edit_case(set_dir, CASE1, set_at("supporting_titles", 1, value="Elsewhere"))
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / CASE1), "/supporting_titles/1")
     assert err.expected == "the title of one of the case's sources"
@@ -467,7 +548,7 @@ def test_supporting_title_not_a_source(set_dir: Path) -> None:
 
 
 def test_supporting_fact_title_not_a_source(set_dir: Path) -> None:
-    edit_case(set_dir, CASE1, _set("supporting_facts", 0, "title", value="Elsewhere"))
+    edit_case(set_dir, CASE1, set_at("supporting_facts", 0, "title", value="Elsewhere"))
     err = load_error(set_dir)
     assert err.pointer == "/supporting_facts/0/title"
     assert err.actual == 'the string "Elsewhere"'
@@ -530,11 +611,11 @@ def _apply(doc: Any, path: tuple[Any, ...], value: Any) -> Any:
 def test_fast_path_never_accepts_what_the_schema_rejects(set_dir: Path) -> None:
     doc = read_json(set_dir / CASE1)
     validator = Draft202012Validator(load_schema("case"))
-    assert _case_surely_valid(doc) and validator.is_valid(doc)
+    assert case_surely_valid(doc) and validator.is_valid(doc)
     checked = 0
     for path, value in _mutations(doc):
         mutated = _apply(doc, path, value)
-        if _case_surely_valid(mutated):
+        if case_surely_valid(mutated):
             assert validator.is_valid(mutated), (path, value)
         checked += 1
     assert checked > 500

@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fixture_edit import (
+    Mutate,
+    delete_at,
+    edit_case,
+    load_error,
+    rehash,
+    set_at,
+    write_manifest,
+)
 from jsonschema import Draft202012Validator
 
-from pytest_provenai._io import dumps_stable, sha256_bytes, sha256_text
 from pytest_provenai.errors import FixtureError
 from pytest_provenai.frozen.load import (
     SCHEMA_NAMES,
@@ -30,74 +37,12 @@ from pytest_provenai.frozen.model import (
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
-Mutate = Callable[[dict[str, Any]], None]
 
 
 def copy_set(tmp_path: Path, name: str) -> Path:
     out = tmp_path / name
     shutil.copytree(FIXTURES / name, out)
     return out
-
-
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def write_manifest(set_dir: Path, mutate: Mutate) -> None:
-    manifest = read_json(set_dir / "manifest.json")
-    mutate(manifest)
-    (set_dir / "manifest.json").write_text(dumps_stable(manifest), encoding="utf-8")
-
-
-def edit_case(set_dir: Path, case_id: str, mutate: Mutate) -> str:
-    """Mutate cases/<case_id>.json and re-pin its file digest; returns its relative path."""
-    rel = f"cases/{case_id}.json"
-    obj = read_json(set_dir / rel)
-    mutate(obj)
-    data = dumps_stable(obj).encode("utf-8")
-    (set_dir / rel).write_bytes(data)
-    write_manifest(set_dir, lambda m: m["files"].__setitem__(rel, sha256_bytes(data)))
-    return rel
-
-
-def load_error(path: Path) -> FixtureError:
-    with pytest.raises(FixtureError) as info:
-        load_fixture_set(path)
-    err = info.value
-    where = f"{err.path}#{err.pointer}" if err.pointer else err.path
-    assert str(err) == f"{where}: expected {err.expected}, got {err.actual}"
-    assert "\n" not in str(err)
-    return err
-
-
-def setter(*path: Any, value: Any) -> Mutate:
-    def mutate(obj: Any) -> None:
-        for step in path[:-1]:
-            obj = obj[step]
-        obj[path[-1]] = value
-
-    return mutate
-
-
-def deleter(*path: Any) -> Mutate:
-    def mutate(obj: Any) -> None:
-        for step in path[:-1]:
-            obj = obj[step]
-        del obj[path[-1]]
-
-    return mutate
-
-
-def rehash(*path: Any, text: str) -> Mutate:
-    """Set an entry's text and its sha256 consistently."""
-
-    def mutate(obj: Any) -> None:
-        for step in path:
-            obj = obj[step]
-        obj["text"] = text
-        obj["sha256"] = sha256_text(text)
-
-    return mutate
 
 
 # --------------------------------------------------------------------------- good sets
@@ -165,13 +110,13 @@ def test_unknown_schema_name() -> None:
 
 def test_hotpotqa_manifest_may_say_its_kind(tmp_path: Path) -> None:
     set_dir = copy_set(tmp_path, "hotpotqa-dev60")
-    write_manifest(set_dir, setter("kind", value="hotpotqa"))
+    write_manifest(set_dir, set_at("kind", value="hotpotqa"))
     assert len(load_fixture_set(set_dir).cases) == 60
 
 
 def test_unknown_manifest_kind(tmp_path: Path) -> None:
     set_dir = copy_set(tmp_path, "synthetic-quotation")
-    write_manifest(set_dir, setter("kind", value="quotes"))
+    write_manifest(set_dir, set_at("kind", value="quotes"))
     err = load_error(set_dir)
     assert (err.pointer, err.actual) == ("/kind", 'the string "quotes"')
     assert '"hotpotqa", "no_answer", "exposure", "quotation", "derivation"' in err.expected
@@ -190,7 +135,7 @@ def test_manifest_kind_of_unreadable_folders(tmp_path: Path) -> None:
 
 def test_cases_of_another_kind_in_a_set(tmp_path: Path) -> None:
     set_dir = copy_set(tmp_path, "synthetic-exposure")
-    write_manifest(set_dir, setter("kind", value="no_answer"))
+    write_manifest(set_dir, set_at("kind", value="no_answer"))
     err = load_error(set_dir)
     assert err.pointer == "/kind" and err.expected == '"no_answer"'
     assert err.actual == 'the string "exposure"'
@@ -199,13 +144,13 @@ def test_cases_of_another_kind_in_a_set(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- manifest
 
 MANIFEST_VIOLATIONS = [
-    (deleter("synthetic"), "/synthetic", 'required property "synthetic"', "none"),
-    (deleter("licence"), "/licence", 'required property "licence"', "none"),
-    (setter("synthetic", value="yes"), "/synthetic", "a boolean", '"yes"'),
-    (setter("licence", "name", value=""), "/licence/name", "at least 1", "0 characters"),
-    (setter("count", value=0), "/count", ">= 1", "the number 0"),
-    (setter("dataset", value="hotpotqa"), "/dataset", "only the properties", '"dataset"'),
-    (setter("schema_version", value=2), "/schema_version", "1", "the number 2"),
+    (delete_at("synthetic"), "/synthetic", 'required property "synthetic"', "none"),
+    (delete_at("licence"), "/licence", 'required property "licence"', "none"),
+    (set_at("synthetic", value="yes"), "/synthetic", "a boolean", '"yes"'),
+    (set_at("licence", "name", value=""), "/licence/name", "at least 1", "0 characters"),
+    (set_at("count", value=0), "/count", ">= 1", "the number 0"),
+    (set_at("dataset", value="hotpotqa"), "/dataset", "only the properties", '"dataset"'),
+    (set_at("schema_version", value=2), "/schema_version", "1", "the number 2"),
 ]
 
 
@@ -223,7 +168,7 @@ def test_provenance_manifest_violation(
 
 def test_count_and_file_digests_are_checked(tmp_path: Path) -> None:
     set_dir = copy_set(tmp_path, "synthetic-no-answer")
-    write_manifest(set_dir, setter("count", value=99))
+    write_manifest(set_dir, set_at("count", value=99))
     assert load_error(set_dir).pointer == "/count"
     set_dir = copy_set(tmp_path / "b", "synthetic-no-answer")
     case_file = set_dir / "cases" / "na-halden-depth.json"
@@ -238,64 +183,64 @@ def test_count_and_file_digests_are_checked(tmp_path: Path) -> None:
 NA = "na-inspection-interval"
 SEED_SHA = "dd4de6ad830cf900b5229227b50f1582c79f4144b343df67ca70275085ede5eb"
 NO_ANSWER_VIOLATIONS = [
-    (deleter("question"), "/question", 'required property "question"', "none"),
-    (setter("expected_answer", value="73 days"), "/expected_answer", '"unknown"', '"73 days"'),
-    (setter("originals", value=[]), "/originals", "at least 1 items", "0 items"),
-    (setter("note", value=5), "/note", "a string", "the number 5"),
-    (setter("extra", value=1), "/extra", "only the properties", '"extra"'),
-    (setter("kind", value="exposure"), "/kind", '"no_answer"', '"exposure"'),
-    (setter("id", value="na x"), "/id", "a string matching", '"na x"'),
-    (setter("id", value=NA + "\n"), "/id", "a string matching", "\\n"),
+    (delete_at("question"), "/question", 'required property "question"', "none"),
+    (set_at("expected_answer", value="73 days"), "/expected_answer", '"unknown"', '"73 days"'),
+    (set_at("originals", value=[]), "/originals", "at least 1 items", "0 items"),
+    (set_at("note", value=5), "/note", "a string", "the number 5"),
+    (set_at("extra", value=1), "/extra", "only the properties", '"extra"'),
+    (set_at("kind", value="exposure"), "/kind", '"no_answer"', '"exposure"'),
+    (set_at("id", value="na x"), "/id", "a string matching", '"na x"'),
+    (set_at("id", value=NA + "\n"), "/id", "a string matching", "\\n"),
     (
-        setter("originals", 0, "sha256", value="0" * 64),
+        set_at("originals", 0, "sha256", value="0" * 64),
         "/originals/0/sha256",
         f"{SEED_SHA} (sha256 of /originals/0/text)",
         "0" * 64,
     ),
     (
-        setter("originals", 0, "text", value="The inspection interval is 73 days."),
+        set_at("originals", 0, "text", value="The inspection interval is 73 days."),
         "/originals/0/sha256",
         "(sha256 of /originals/0/text)",
         SEED_SHA,
     ),
-    (setter("originals", 0, "kind", value="generated"), "/originals/0/kind", '"original"', ""),
-    (deleter("originals", 0, "title"), "/originals/0/title", 'required property "title"', ""),
-    (setter("originals", 0, "version", value=0), "/originals/0/version", ">= 1", "0"),
-    (setter("originals", 0, "text", value=""), "/originals/0/text", "at least 1", "0"),
-    (setter("aids", 0, "aid_kind", value="summary"), "/aids/0/aid_kind", '"hyde"', '"summary"'),
-    (deleter("aids", 0, "parent"), "/aids/0/parent", 'required property "parent"', "none"),
+    (set_at("originals", 0, "kind", value="generated"), "/originals/0/kind", '"original"', ""),
+    (delete_at("originals", 0, "title"), "/originals/0/title", 'required property "title"', ""),
+    (set_at("originals", 0, "version", value=0), "/originals/0/version", ">= 1", "0"),
+    (set_at("originals", 0, "text", value=""), "/originals/0/text", "at least 1", "0"),
+    (set_at("aids", 0, "aid_kind", value="summary"), "/aids/0/aid_kind", '"hyde"', '"summary"'),
+    (delete_at("aids", 0, "parent"), "/aids/0/parent", 'required property "parent"', "none"),
     (
-        setter("aids", 0, "parent", value="src-v2"),
+        set_at("aids", 0, "parent", value="src-v2"),
         "/aids/0/parent",
         'one of the case\'s originals ("src-v1")',
         '"src-v2"',
     ),
     (
-        setter("aids", 0, "parent_sha256", value="1" * 64),
+        set_at("aids", 0, "parent_sha256", value="1" * 64),
         "/aids/0/parent_sha256",
         f'{SEED_SHA} (the sha256 of original "src-v1")',
         "1" * 64,
     ),
     (
-        setter("aids", 0, "parent_sha256", value=SEED_SHA.upper()),
+        set_at("aids", 0, "parent_sha256", value=SEED_SHA.upper()),
         "/aids/0/parent_sha256",
         "a string matching ^[0-9a-f]{64}$",
         SEED_SHA.upper(),
     ),
-    (setter("aids", 0, "id", value="src-v1"), "/aids/0/id", "an id no other", "/originals/0"),
+    (set_at("aids", 0, "id", value="src-v1"), "/aids/0/id", "an id no other", "/originals/0"),
     (
-        setter("aid_only_values", value=["interval"]),
+        set_at("aid_only_values", value=["interval"]),
         "/aid_only_values/0",
         "in an aid and in no original",
         'original "src-v1"',
     ),
     (
-        setter("aid_only_values", value=["74"]),
+        set_at("aid_only_values", value=["74"]),
         "/aid_only_values/0",
         "in an aid and in no original",
         "occurs in no aid",
     ),
-    (setter("aid_only_values", value=["73", "73"]), "/aid_only_values/1", "unique", "73"),
+    (set_at("aid_only_values", value=["73", "73"]), "/aid_only_values/1", "unique", "73"),
 ]
 
 
@@ -304,7 +249,7 @@ def test_no_answer_case_violation(
     tmp_path: Path, mutate: Mutate, pointer: str, expected: str, actual: str
 ) -> None:
     set_dir = copy_set(tmp_path, "synthetic-no-answer")
-    rel = edit_case(set_dir, NA, mutate)
+    rel = edit_case(set_dir, f"cases/{NA}.json", mutate)
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / rel), pointer)
     assert expected in err.expected
@@ -331,13 +276,13 @@ def test_no_answer_aids_may_be_absent() -> None:
 
 EXPOSURE_VIOLATIONS = [
     (
-        setter("expected_answer", value="1901"),
+        set_at("expected_answer", value="1901"),
         "/expected_answer",
         '"unknown" or text that occurs in one of the case\'s originals',
         '"1901", which occurs in none',
     ),
-    (setter("aids", value=[]), "/aids", "at least 1 items", "0 items"),
-    (setter("expected_answer", value=""), "/expected_answer", "at least 1", "0 characters"),
+    (set_at("aids", value=[]), "/aids", "at least 1 items", "0 items"),
+    (set_at("expected_answer", value=""), "/expected_answer", "at least 1", "0 characters"),
     (
         rehash("aids", 0, text="This passage is about the Corvel rail bridge, opened in 1894."),
         "/aid_only_values/0",
@@ -352,7 +297,7 @@ def test_exposure_case_violation(
     tmp_path: Path, mutate: Mutate, pointer: str, expected: str, actual: str
 ) -> None:
     set_dir = copy_set(tmp_path, "synthetic-exposure")
-    rel = edit_case(set_dir, "ex-corvel-bridge", mutate)
+    rel = edit_case(set_dir, "cases/ex-corvel-bridge.json", mutate)
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / rel), pointer)
     assert expected in err.expected
@@ -362,23 +307,23 @@ def test_exposure_case_violation(
 # --------------------------------------------------------------------------- quotation
 
 QUOTATION_VIOLATIONS = [
-    (setter("expected", value="match"), "/expected", '"quote_match"', '"match"'),
-    (setter("normalisation", value="nfkc"), "/normalisation", '"nfc_ws"', '"nfkc"'),
-    (deleter("citation"), "/citation", 'required property "citation"', "none"),
-    (setter("quote", value=None), "/quote", "a string", "null"),
-    (setter("ledger", value=[]), "/ledger", "at least 1 items", "0 items"),
-    (setter("ledger", 0, "kind", value="derived"), "/ledger/0/kind", '"original"', '"derived"'),
-    (deleter("ledger", 0, "kind"), "/ledger/0/kind", 'required property "kind"', "none"),
-    (deleter("ledger", 1, "parent"), "/ledger/1/parent", 'required property "parent"', "none"),
-    (setter("ledger", 1, "url", value="x"), "/ledger/1/url", "only the properties", '"url"'),
+    (set_at("expected", value="match"), "/expected", '"quote_match"', '"match"'),
+    (set_at("normalisation", value="nfkc"), "/normalisation", '"nfc_ws"', '"nfkc"'),
+    (delete_at("citation"), "/citation", 'required property "citation"', "none"),
+    (set_at("quote", value=None), "/quote", "a string", "null"),
+    (set_at("ledger", value=[]), "/ledger", "at least 1 items", "0 items"),
+    (set_at("ledger", 0, "kind", value="derived"), "/ledger/0/kind", '"original"', '"derived"'),
+    (delete_at("ledger", 0, "kind"), "/ledger/0/kind", 'required property "kind"', "none"),
+    (delete_at("ledger", 1, "parent"), "/ledger/1/parent", 'required property "parent"', "none"),
+    (set_at("ledger", 1, "url", value="x"), "/ledger/1/url", "only the properties", '"url"'),
     (
-        setter("ledger", 1, "sha256", value="2" * 64),
+        set_at("ledger", 1, "sha256", value="2" * 64),
         "/ledger/1/sha256",
         "(sha256 of /ledger/1/text)",
         "2" * 64,
     ),
     (
-        setter("ledger", 1, "parent", value="aid-v1"),
+        set_at("ledger", 1, "parent", value="aid-v1"),
         "/ledger/1/parent",
         'one of the case\'s originals ("src-v1")',
         '"aid-v1"',
@@ -391,7 +336,7 @@ def test_quotation_case_violation(
     tmp_path: Path, mutate: Mutate, pointer: str, expected: str, actual: str
 ) -> None:
     set_dir = copy_set(tmp_path, "synthetic-quotation")
-    rel = edit_case(set_dir, "q-match-seed", mutate)
+    rel = edit_case(set_dir, "cases/q-match-seed.json", mutate)
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / rel), pointer)
     assert expected in err.expected
@@ -401,7 +346,7 @@ def test_quotation_case_violation(
 @pytest.mark.parametrize("citation", [None, [1, 2], "x", {"a": {"b": [True]}}, 3.5])
 def test_a_quotation_citation_may_be_any_json(tmp_path: Path, citation: Any) -> None:
     set_dir = copy_set(tmp_path, "synthetic-quotation")
-    edit_case(set_dir, "q-match-seed", setter("citation", value=citation))
+    edit_case(set_dir, "cases/q-match-seed.json", set_at("citation", value=citation))
     case = next(c for c in load_fixture_set(set_dir).cases if c.id == "q-match-seed")
     assert isinstance(case, QuotationCase) and case.citation == citation
 
@@ -414,20 +359,20 @@ def _third_operand(obj: dict[str, Any]) -> None:
 
 
 DERIVATION_VIOLATIONS = [
-    (setter("operation", value="median"), "/operation", '"difference"', '"median"'),
+    (set_at("operation", value="median"), "/operation", '"difference"', '"median"'),
     (_third_operand, "/operands", "exactly 2 operands for difference", "3 operands"),
-    (setter("operands", 1, "name", value="march"), "/operands/1/name", "no other operand", ""),
-    (setter("operands", 0, "value", value="1,25"), "/operands/0/value", "matching", '"1,25"'),
-    (setter("operands", 0, "value", value="1250\n"), "/operands/0/value", "matching", "\\n"),
-    (setter("operands", 0, "range", value=[0]), "/operands/0/range", "at least 2", "1 items"),
-    (setter("operands", 0, "range", value=[-1, 3]), "/operands/0/range/0", ">= 0", "-1"),
-    (setter("operands", 0, "range", value=[0, True]), "/operands/0/range/1", "an integer", ""),
-    (setter("operands", 0, "digest", value="x"), "/operands/0/digest", "matching", '"x"'),
-    (setter("operands", value=[]), "/operands", "at least 2 items", "0 items"),
-    (setter("expected", value="2.7e2"), "/expected", "matching", '"2.7e2"'),
-    (setter("expected", value="270\n"), "/expected", "matching", "\\n"),
-    (setter("expected_warranted", value="yes"), "/expected_warranted", "a boolean", '"yes"'),
-    (deleter("question"), "/question", 'required property "question"', "none"),
+    (set_at("operands", 1, "name", value="march"), "/operands/1/name", "no other operand", ""),
+    (set_at("operands", 0, "value", value="1,25"), "/operands/0/value", "matching", '"1,25"'),
+    (set_at("operands", 0, "value", value="1250\n"), "/operands/0/value", "matching", "\\n"),
+    (set_at("operands", 0, "range", value=[0]), "/operands/0/range", "at least 2", "1 items"),
+    (set_at("operands", 0, "range", value=[-1, 3]), "/operands/0/range/0", ">= 0", "-1"),
+    (set_at("operands", 0, "range", value=[0, True]), "/operands/0/range/1", "an integer", ""),
+    (set_at("operands", 0, "digest", value="x"), "/operands/0/digest", "matching", '"x"'),
+    (set_at("operands", value=[]), "/operands", "at least 2 items", "0 items"),
+    (set_at("expected", value="2.7e2"), "/expected", "matching", '"2.7e2"'),
+    (set_at("expected", value="270\n"), "/expected", "matching", "\\n"),
+    (set_at("expected_warranted", value="yes"), "/expected_warranted", "a boolean", '"yes"'),
+    (delete_at("question"), "/question", 'required property "question"', "none"),
 ]
 
 
@@ -436,7 +381,7 @@ def test_derivation_case_violation(
     tmp_path: Path, mutate: Mutate, pointer: str, expected: str, actual: str
 ) -> None:
     set_dir = copy_set(tmp_path, "synthetic-derivation")
-    rel = edit_case(set_dir, "dv-harwick-difference", mutate)
+    rel = edit_case(set_dir, "cases/dv-harwick-difference.json", mutate)
     err = load_error(set_dir)
     assert (err.path, err.pointer) == (str(set_dir / rel), pointer)
     assert expected in err.expected

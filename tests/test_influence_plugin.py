@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from test_plugin import make_project, results, run
+from project import make_project, results, run
 
 SCRIPT = {
     "name": "scripted-influence",
@@ -49,7 +50,7 @@ def influence_project(pytester: pytest.Pytester, gates: str = "influence_measure
     return root
 
 
-def records(root: Path) -> dict[str, dict]:
+def records(root: Path) -> dict[str, dict[str, Any]]:
     recs = results(root)["records"]["test_influence.py::test_inf"]
     return {r["case_id"]: r for r in recs}
 
@@ -57,7 +58,7 @@ def records(root: Path) -> dict[str, dict]:
 def test_verdicts_records_and_summary(pytester: pytest.Pytester) -> None:
     root = influence_project(pytester)
     result = run(pytester, "--snapshot-update")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(
         [
             "*test_influence.py::test_inf: influence of 8 resources in 3 cases*",
@@ -109,13 +110,13 @@ def test_naive_and_exact_agree_and_warm_rerun_makes_no_calls(
     root = influence_project(pytester)
     calls = root / "calls.txt"
     monkeypatch.setenv("PROVENAI_SCRIPTED_CALLS", str(calls))
-    run(pytester, "--snapshot-update", "--provenai-ablation=naive").assert_outcomes(passed=3)
+    run(pytester, "--snapshot-update", "--provenai-ablation=naive").assert_outcomes(passed=4)
     naive = records(root)
     # 3 full answers + 8 ablations
     assert len(calls.read_text().splitlines()) == 11
     calls.unlink()
     result = run(pytester, "--provenai-ablation=exact")  # compares with naive's snapshots
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
     assert records(root) == naive
     assert not calls.exists()  # everything came from the generation cache
 
@@ -128,7 +129,7 @@ def test_xdist_modes_give_identical_influence_records(
     run(pytester, "--snapshot-update", "--provenai-no-cache", "-p", "no:xdist")
     reference = records(root)
     result = run(pytester, "--provenai-no-cache", *mode)
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
     assert records(root) == reference
 
 
@@ -150,7 +151,7 @@ def test_bad_influence_options_are_usage_errors(
 
 def test_theta_floor_option_changes_verdicts(pytester: pytest.Pytester) -> None:
     root = influence_project(pytester)
-    run(pytester, "--snapshot-update", "--provenai-theta-floor=1.0").assert_outcomes(passed=3)
+    run(pytester, "--snapshot-update", "--provenai-theta-floor=1.0").assert_outcomes(passed=4)
     alpha = records(root)["case-alpha"]["influence"]
     assert alpha["theta"] == 1.0
     # phi of R0 is 0.8 + 0.2 * 0.5 = 0.9 < 1.0: no longer influential

@@ -7,111 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
+from project import GOOD_SCRIPT, make_project, results, run
 
 from pytest_provenai.frozen.freeze import freeze_hotpotqa
-
-HERE = Path(__file__).parent
-
-RECORDS = [
-    {
-        "_id": "case-alpha",
-        "question": "Which river flows through Alphaville?",
-        "answer": "Blue River",
-        "type": "bridge",
-        "level": "easy",
-        "supporting_facts": [["Alphaville", 0], ["Blue River", 1]],
-        "context": [
-            ["Alphaville", ["Alphaville is a town.", " The Blue River flows through it."]],
-            ["Blue River", ["The Blue River is long.", " It is 300 km long."]],
-            ["Gamma", ["Gamma is unrelated.", " Nothing here."]],
-        ],
-    },
-    {
-        "_id": "case-beta",
-        "question": "Are Beta and Delta both cities?",
-        "answer": "yes",
-        "type": "comparison",
-        "level": "medium",
-        "supporting_facts": [["Beta", 0], ["Delta", 0]],
-        "context": [
-            ["Beta", ["Beta is a city.", " It is old."]],
-            ["Delta", ["Delta is a city.", " It is new."]],
-            ["Epsilon", ["Epsilon is a lake.", " It is deep."]],
-        ],
-    },
-    {
-        "_id": "case-gamma",
-        "question": "Who founded Zeta Corp?",
-        "answer": "Ada Zeta",
-        "type": "bridge",
-        "level": "hard",
-        "supporting_facts": [["Zeta Corp", 0]],
-        "context": [
-            ["Zeta Corp", ["Zeta Corp was founded by Ada Zeta.", " It makes tools."]],
-            ["Eta", ["Eta is a planet.", " It is cold."]],
-        ],
-    },
-]
-
-GOOD_SCRIPT = {
-    "name": "scripted-good",
-    "script": {
-        "Alphaville?": "Answer: Blue River [R0]\nEvidence: the river [R1]",
-        "Beta and Delta": "Answer: yes [R0] [R1]",
-        "Zeta Corp?": "Answer: Ada Zeta [R0]",
-    },
-}
-
-TEST_FILE = """
-import pytest
-from pytest_provenai.audit.fidelity import fidelity_record
-
-@pytest.mark.fidelity({gates})
-def test_fid(provenai_case, provenai_subject, provenai_record, provenai_snapshot):
-    trace = provenai_subject.answer(provenai_case)
-    record = provenai_record(fidelity_record(provenai_case, trace))
-    assert record == provenai_snapshot
-"""
-
-
-def make_project(
-    pytester: pytest.Pytester,
-    *,
-    script: dict | None = None,
-    gates: str = "answer_accuracy=0.5",
-    records: list[dict] | None = None,
-) -> Path:
-    root = pytester.path
-    data = root / "hotpot_dev.json"
-    data.write_text(json.dumps(records or RECORDS), encoding="utf-8")
-    freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
-    (root / "script.json").write_text(json.dumps(script or GOOD_SCRIPT), encoding="utf-8")
-    (root / "scripted.py").write_text((HERE / "scripted.py").read_text(encoding="utf-8"))
-    pytester.makeini(
-        """
-        [pytest]
-        provenai_fixtures = fixtures/mini
-        provenai_backend = scripted:factory
-        provenai_model = script.json
-        provenai_results = results.json
-        """
-    )
-    pytester.makepyfile(test_audit=TEST_FILE.format(gates=gates))
-    return root
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
-
-
-def results(root: Path) -> dict:
-    return json.loads((root / "results.json").read_text(encoding="utf-8"))
 
 
 def test_parametrised_by_case_id_and_summary(pytester: pytest.Pytester) -> None:
     root = make_project(pytester)
     result = run(pytester, "--snapshot-update", "-v")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(
         [
             "*test_fid?case-alpha? PASSED*",
@@ -138,7 +42,7 @@ def test_failing_gate_fails_the_run(pytester: pytest.Pytester) -> None:
     script = {"name": "scripted-bad", "script": {"*": "Answer: no idea"}}
     make_project(pytester, script=script)
     result = run(pytester, "--snapshot-update")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=3, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         ["*FAIL test_audit.py::test_fid fidelity.answer_accuracy = 0.0000*required >= 0.5, n=3*"]
@@ -160,7 +64,7 @@ def test_gate_fails_closed_when_a_case_has_no_record(pytester: pytest.Pytester) 
         """
     )
     result = run(pytester)
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines(["*FAIL*answer_accuracy*1 case(s) produced no record*"])
     assert results(root)["gates"][0]["passed"] is False
 
@@ -177,7 +81,7 @@ def test_gate_fails_closed_without_records(pytester: pytest.Pytester) -> None:
         """
     )
     result = run(pytester)
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=3, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*FAIL*citation_f1 = n/a*no record*"])
 
@@ -223,7 +127,7 @@ def test_bad_options_are_usage_errors(
 
 def test_snapshot_create_compare_update(pytester: pytest.Pytester) -> None:
     root = make_project(pytester)
-    run(pytester, "--snapshot-update").assert_outcomes(passed=3)
+    run(pytester, "--snapshot-update").assert_outcomes(passed=4)
     golden = root / "golden" / "scripted-good" / "test_audit"
     files = sorted(p.name for p in golden.iterdir())
     assert files == [
@@ -234,40 +138,42 @@ def test_snapshot_create_compare_update(pytester: pytest.Pytester) -> None:
     body = json.loads((golden / "test_fid[case-beta].json").read_text(encoding="utf-8"))
     assert body["record"]["model"]["name"] == "scripted-good"
     assert "seconds" not in json.dumps(body)
-    run(pytester).assert_outcomes(passed=3)
+    run(pytester).assert_outcomes(passed=4)
 
     changed = json.loads(json.dumps(GOOD_SCRIPT))
     changed["script"]["Beta and Delta"] = "Answer: no [R2]"
     (root / "script.json").write_text(json.dumps(changed), encoding="utf-8")
     result = run(pytester, "--provenai-no-cache")
-    result.assert_outcomes(passed=2, failed=1)
+    result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["*test_fid?case-beta?*", "*correct*"])
-    run(pytester, "--provenai-no-cache", "--snapshot-update").assert_outcomes(passed=3)
+    run(pytester, "--provenai-no-cache", "--snapshot-update").assert_outcomes(passed=4)
     body = json.loads((golden / "test_fid[case-beta].json").read_text(encoding="utf-8"))
     assert body["record"]["answer"]["correct"] is False
 
 
 def test_snapshots_are_kept_per_model_name(pytester: pytest.Pytester) -> None:
     root = make_project(pytester)
-    run(pytester, "--snapshot-update").assert_outcomes(passed=3)
+    run(pytester, "--snapshot-update").assert_outcomes(passed=4)
     other = dict(GOOD_SCRIPT, name="scripted-other")
     (root / "other.json").write_text(json.dumps(other), encoding="utf-8")
-    run(pytester, "--provenai-model", "other.json", "--snapshot-update").assert_outcomes(passed=3)
+    run(pytester, "--provenai-model", "other.json", "--snapshot-update").assert_outcomes(passed=4)
     assert sorted(p.name for p in (root / "golden").iterdir()) == [
         "scripted-good",
         "scripted-other",
     ]
 
 
-def test_warm_rerun_makes_zero_model_calls(pytester: pytest.Pytester, monkeypatch) -> None:
+def test_warm_rerun_makes_zero_model_calls(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make_project(pytester)
     calls = root / "calls.log"
     monkeypatch.setenv("PROVENAI_SCRIPTED_CALLS", str(calls))
-    run(pytester, "--snapshot-update").assert_outcomes(passed=3)
+    run(pytester, "--snapshot-update").assert_outcomes(passed=4)
     assert len(calls.read_text().splitlines()) == 3
-    run(pytester).assert_outcomes(passed=3)
+    run(pytester).assert_outcomes(passed=4)
     assert len(calls.read_text().splitlines()) == 3
-    run(pytester, "--provenai-no-cache").assert_outcomes(passed=3)
+    run(pytester, "--provenai-no-cache").assert_outcomes(passed=4)
     assert len(calls.read_text().splitlines()) == 6
 
 
@@ -291,7 +197,7 @@ def test_bad_fixture_set_errors_and_other_sets_still_run(pytester: pytest.Pytest
     result = run(
         pytester, "--provenai-fixtures", "fixtures/mini", "fixtures/broken", "--snapshot-update"
     )
-    result.assert_outcomes(passed=3, errors=1)
+    result.assert_outcomes(passed=3, failed=1, errors=1)
     result.stdout.fnmatch_lines(["*fixture-error:broken*", "*broken*case-gamma.json*"])
     assert not any("broken" in str(p) for p in (root / "golden").rglob("*"))
 
@@ -323,7 +229,7 @@ def test_pipeline_subject(pytester: pytest.Pytester) -> None:
         """
     )
     result = run(pytester, "--provenai-pipeline", "my_rag:answer", "--snapshot-update")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
     recs = {r["case_id"]: r for r in results(root)["records"]["test_audit.py::test_fid"]}
     assert recs["case-gamma"]["answer"]["correct"] is True
     assert recs["case-gamma"]["citation"]["invalid_citations"] == ["R9"]
@@ -331,7 +237,7 @@ def test_pipeline_subject(pytester: pytest.Pytester) -> None:
     assert (root / "golden" / "pipeline-my_rag-answer").is_dir()
 
     result = run(pytester, "--provenai-pipeline", "my_rag:broken")
-    result.assert_outcomes(failed=3)
+    result.assert_outcomes(failed=4)
     result.stdout.fnmatch_lines(["*returned int*a pipeline is called as fn(question*"])
 
 
@@ -339,11 +245,11 @@ def test_pipeline_subject(pytester: pytest.Pytester) -> None:
 def test_xdist_modes_give_identical_records(pytester: pytest.Pytester, mode: list[str]) -> None:
     root = make_project(pytester, gates="answer_accuracy=0.5, citation_f1=0.9")
     # the reference run, without xdist, writes the snapshots
-    run(pytester, "-p", "no:xdist", "--snapshot-update").assert_outcomes(passed=3)
+    run(pytester, "-p", "no:xdist", "--snapshot-update").assert_outcomes(passed=5)
     reference = results(root)
     golden = {p.name: p.read_text() for p in (root / "golden").rglob("*.json")}
     result = run(pytester, *mode, "--provenai-no-cache")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=5)
     data = results(root)
     assert data["records"] == reference["records"]
     assert data["gates"] == reference["gates"]
@@ -355,7 +261,7 @@ def test_xdist_modes_give_identical_records(pytester: pytest.Pytester, mode: lis
 def test_devices_are_assigned_per_worker_and_recorded(pytester: pytest.Pytester) -> None:
     root = make_project(pytester)
     result = run(pytester, "-n", "2", "--provenai-devices", "cpu,auto", "--snapshot-update")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=4)
     data = results(root)
     by_worker = {w: m["device"] for w, m in data["models"].items()}
     assert by_worker.get("gw0", "cpu") == "cpu" and by_worker.get("gw1", "auto") == "auto"
@@ -423,7 +329,7 @@ def test_every_bad_fixture_input_is_reported_and_good_sets_run(pytester: pytest.
         _break(root, name, name)
     sets = ["fixtures/mini", *(f"fixtures/{n}" for n in BAD_SETS)]
     result = run(pytester, "--provenai-fixtures", *sets, "--snapshot-update", "-rE")
-    result.assert_outcomes(passed=3, errors=len(BAD_SETS))
+    result.assert_outcomes(passed=3, failed=1, errors=len(BAD_SETS))
     result.stdout.fnmatch_lines_random(list(BAD_SETS.values()))
     written = [str(p) for p in (root / "golden").rglob("*.json")]
     assert len(written) == 3 and not any("fixture-error" in p for p in written)

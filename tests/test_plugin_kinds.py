@@ -4,15 +4,11 @@ hotpotqa), and a set that fails to load shows up as an error for the tests of it
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from project import copy_fixture_set, freeze_records, results, run, write_ini
 
-from pytest_provenai.frozen.freeze import freeze_hotpotqa
-
-HERE = Path(__file__).parent
-FIXTURES = HERE.parent / "fixtures"
 SYNTHETIC = ("synthetic-no-answer", "synthetic-exposure", "synthetic-quotation")
 N_NO_ANSWER, N_EXPOSURE, N_QUOTATION = 13, 13, 35
 
@@ -60,29 +56,12 @@ N_PASSED = 4 + N_QUOTATION + (N_NO_ANSWER + N_EXPOSURE) + N_EXPOSURE
 
 def make_project(pytester: pytest.Pytester, test_file: str = TEST_FILE) -> Path:
     root = pytester.path
-    data = root / "hotpot_dev.json"
-    data.write_text(json.dumps(RECORDS), encoding="utf-8")
-    freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
+    freeze_records(root, RECORDS)
     for name in SYNTHETIC:
-        shutil.copytree(FIXTURES / name, root / "fixtures" / name)
-    sets = " ".join(f"fixtures/{n}" for n in ("mini", *SYNTHETIC))
-    pytester.makeini(
-        f"""
-        [pytest]
-        provenai_fixtures = {sets}
-        provenai_results = results.json
-        """
-    )
+        copy_fixture_set(root, name)
+    write_ini(pytester, [f"fixtures/{n}" for n in ("mini", *SYNTHETIC)], scripted=False)
     pytester.makepyfile(test_kinds=test_file)
     return root
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
-
-
-def results(root: Path) -> dict:
-    return json.loads((root / "results.json").read_text(encoding="utf-8"))
 
 
 def test_each_test_gets_the_cases_of_its_kinds_with_and_without_xdist(

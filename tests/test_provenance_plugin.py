@@ -3,20 +3,19 @@ closed, and the exposure matrix reaches the terminal summary and the results JSO
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from project import results, run, use_scripted, write_ini
 
 from pytest_provenai.frozen.write import aid, original, write_provenance_set
 from pytest_provenai.subject.exposure import AID_LABEL, OMITTED_LABEL
 
-HERE = Path(__file__).parent
-
 PLACES = ("Ashby", "Brook", "Corran")
 
 
-def no_answer_cases() -> list[dict]:
+def no_answer_cases() -> list[dict[str, Any]]:
     cases = []
     for place in PLACES:
         src = original(
@@ -43,12 +42,12 @@ def no_answer_cases() -> list[dict]:
     return cases
 
 
-def span(entry: dict, quote: str) -> list[int]:
+def span(entry: dict[str, Any], quote: str) -> list[int]:
     start = entry["text"].encode("utf-8").index(quote.encode("utf-8"))
     return [start, start + len(quote.encode("utf-8"))]
 
 
-def quotation_cases() -> list[dict]:
+def quotation_cases() -> list[dict[str, Any]]:
     src = original("hall", "The stage lift is rated for 750 kg.", title="Hall manual")
     gen = aid("hall-hyde", "The stage lift carries 900 kilograms.", parent=src, aid_kind="hyde")
     return [
@@ -131,27 +130,10 @@ def make_project(pytester: pytest.Pytester, gates: str = PASSING) -> Path:
         description="test quotation cases",
         readme="test set\n",
     )
-    (root / "script.json").write_text(json.dumps(SCRIPT), encoding="utf-8")
-    (root / "scripted.py").write_text((HERE / "scripted.py").read_text(encoding="utf-8"))
-    pytester.makeini(
-        """
-        [pytest]
-        provenai_fixtures = fixtures/na fixtures/quote
-        provenai_backend = scripted:factory
-        provenai_model = script.json
-        provenai_results = results.json
-        """
-    )
+    use_scripted(root, SCRIPT)
+    write_ini(pytester, ["fixtures/na", "fixtures/quote"])
     pytester.makepyfile(test_prov=SUITE.format(gates=gates))
     return root
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
-
-
-def results(root: Path) -> dict:
-    return json.loads((root / "results.json").read_text(encoding="utf-8"))
 
 
 NA_TEST = "test_prov.py::test_no_answer"
@@ -165,10 +147,10 @@ def literal(pattern: str) -> str:
 @pytest.mark.parametrize("mode", [["-p", "no:xdist"], ["-n", "2"]])
 def test_gates_and_exposure_matrix(pytester: pytest.Pytester, mode: list[str]) -> None:
     root = make_project(pytester)
-    run(pytester, "-p", "no:xdist", "--snapshot-update").assert_outcomes(passed=5)
+    run(pytester, "-p", "no:xdist", "--snapshot-update").assert_outcomes(passed=10)
     reference = results(root)
     result = run(pytester, *mode, "--provenai-no-cache")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=10)
     assert result.ret == pytest.ExitCode.OK
     data = results(root)
     assert data["records"] == reference["records"]
@@ -207,7 +189,7 @@ def test_gates_and_exposure_matrix(pytester: pytest.Pytester, mode: list[str]) -
 def test_a_leaking_model_fails_its_gates(pytester: pytest.Pytester) -> None:
     make_project(pytester, gates="aid_value_leak_rate=0.0, correct_unknown_rate=0.9")
     result = run(pytester, "--snapshot-update")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=7, failed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines_random(
         [
@@ -226,7 +208,7 @@ def test_gates_fail_closed_when_the_subject_cannot_run_treatments(
     root = make_project(pytester)
     pytester.makepyfile(my_rag="def answer(question, resources):\n    return 'Answer: unknown'\n")
     result = run(pytester, "--provenai-pipeline", "my_rag:answer", "--snapshot-update")
-    result.assert_outcomes(passed=2, failed=3)
+    result.assert_outcomes(passed=4, failed=6)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [

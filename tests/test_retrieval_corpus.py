@@ -10,9 +10,8 @@ import pytest
 from retrieval_data import ALPHA, BLUE, BLUE_OTHER, COUNTS, write_inputs
 
 from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS, retrieval_scores
-from pytest_provenai.errors import FixtureError, ProvenaiError
+from pytest_provenai.errors import FixtureError, ProvenaiError, RetrievalError
 from pytest_provenai.frozen.freeze import freeze_hotpotqa
-from pytest_provenai.retrieval import RetrievalError
 from pytest_provenai.retrieval.corpus import Link, load_corpus, passage_id
 
 

@@ -15,7 +15,7 @@ pytest.importorskip("faiss")
 pytest.importorskip("sentence_transformers")
 
 from pytest_provenai.cli import main
-from pytest_provenai.retrieval import RetrievalError
+from pytest_provenai.errors import RetrievalError
 from pytest_provenai.retrieval.embed import Embedder, default_model_folder
 from pytest_provenai.retrieval.index import (
     INDEX_FILE,

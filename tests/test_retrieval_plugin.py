@@ -9,15 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
+from project import freeze_records, run, use_scripted, write_ini
 
 pytest.importorskip("faiss")
 pytest.importorskip("sentence_transformers")
 
-from pytest_provenai.frozen.freeze import freeze_hotpotqa
 from pytest_provenai.retrieval.embed import Embedder
 from pytest_provenai.retrieval.index import LOOKUP_FILE, build_index
-
-HERE = Path(__file__).parent
 
 RECORDS = [
     {
@@ -91,27 +89,12 @@ def embedder() -> Embedder:
 
 def make_project(pytester: pytest.Pytester, embedder: Embedder) -> Path:
     root = pytester.path
-    data = root / "hotpot_dev.json"
-    data.write_text(json.dumps(RECORDS), encoding="utf-8")
-    freeze_hotpotqa(data, root / "fixtures" / "mini", seed=42)
-    build_index([root / "fixtures" / "mini"], root / "index", embedder=embedder, progress=False)
-    (root / "script.json").write_text(json.dumps(SCRIPT), encoding="utf-8")
-    (root / "scripted.py").write_text((HERE / "scripted.py").read_text(encoding="utf-8"))
-    pytester.makeini(
-        """
-        [pytest]
-        provenai_fixtures = fixtures/mini
-        provenai_backend = scripted:factory
-        provenai_model = script.json
-        provenai_results = results.json
-        """
-    )
+    mini = freeze_records(root, RECORDS)
+    build_index([mini], root / "index", embedder=embedder, progress=False)
+    use_scripted(root, SCRIPT)
+    write_ini(pytester, ["fixtures/mini"])
     pytester.makepyfile(test_audit=TEST_FILE)
     return root
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
 
 
 INDEX_ARGS = ("--provenai-retrieval", "index", "--provenai-index=index", "--provenai-k", "2")
@@ -123,7 +106,7 @@ def test_index_mode_records_snapshots_and_summary(
 ) -> None:
     root = make_project(pytester, embedder)
     result = run(pytester, *INDEX_ARGS, "--snapshot-update")
-    result.assert_outcomes(passed=4)
+    result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines(["*retrieval recall@2*all gold retrieved*gold missed*"])
     data = json.loads((root / "results.json").read_text("utf-8"))
     recs = {r["case_id"]: r for r in data["records"]["test_audit.py::test_fid"]}
@@ -145,10 +128,10 @@ def test_index_mode_records_snapshots_and_summary(
 
     golden = root / "golden"
     assert sorted(p.name for p in golden.iterdir()) == ["scripted-good@index-k2"]
-    run(pytester, *INDEX_ARGS).assert_outcomes(passed=4)  # verdicts compare equal
+    run(pytester, *INDEX_ARGS).assert_outcomes(passed=5)  # verdicts compare equal
 
     # distractor mode in the same project: no retrieval section, its own snapshot folder
-    run(pytester, "--snapshot-update").assert_outcomes(passed=4)
+    run(pytester, "--snapshot-update").assert_outcomes(passed=5)
     assert sorted(p.name for p in golden.iterdir()) == ["scripted-good", "scripted-good@index-k2"]
     data = json.loads((root / "results.json").read_text("utf-8"))
     assert all("retrieval" not in r for r in data["records"]["test_audit.py::test_fid"])

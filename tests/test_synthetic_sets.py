@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -71,7 +72,7 @@ def test_each_set_is_labelled_synthetic_with_its_licence(name: str) -> None:
         assert f"`{case.id}`" in readme
 
 
-def _cases(name: str) -> list:
+def _cases(name: str) -> list[Any]:
     return list(load_fixture_set(FIXTURES / name).cases)
 
 
@@ -98,6 +99,7 @@ def test_exposure_set() -> None:
         assert isinstance(case, GroundedCase) and case.aids and case.aid_only_values
         originals = {o.id: o for o in case.originals}
         for a in case.aids:
+            assert a.parent is not None
             assert originals[a.parent].sha256 == a.parent_sha256
         if case.expected_answer != "unknown":
             assert any(case.expected_answer in o.text for o in case.originals)

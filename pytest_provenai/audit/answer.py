@@ -2,12 +2,14 @@
 
 Two independent measures of one answer against its gold answer:
 
-* :func:`provenai_correct` — the paper's "lightweight normalisation": citation tags
-  stripped, lowercased, trimmed (trailing punctuation dropped), yes/no gold answers matched
-  by prefix. Used for ``answer.correct`` and the ``answer_accuracy`` metric.
+* :func:`provenai_correct` — the paper's "lightweight normalisation": bracketed citation
+  tags (``[R1]``, ``(R2)``) stripped, lowercased, trimmed (trailing punctuation dropped),
+  yes/no gold answers matched by prefix. Used for ``answer.correct`` and the
+  ``answer_accuracy`` metric.
 * :func:`exact_match` / :func:`f1_score` — a faithful re-implementation of the logic of
   ``hotpot_evaluate_v1.py`` (SQuAD normalisation; the yes/no/noanswer rule; token overlap
-  counted as a multiset). Computed on the prediction with its citation tags stripped.
+  counted as a multiset). Computed on the prediction with its bracketed citation tags
+  stripped; a bare ``R32`` (``BMW R32``) is answer text, as it is to the official script.
 
 Pure Python, no pytest import.
 """
@@ -32,19 +34,16 @@ __all__ = [
 # --- citation tags -------------------------------------------------------------------------
 
 # Inside brackets (case-insensitive): one id ("R1", "R 1"), a list separated by "," ";" "/"
-# "&" "and" or plain whitespace ("R1, R2", "R1 R2"), or a range ("R1-R3", "R1–R3").
+# "&" "and" or plain whitespace ("R1, R2", "R1 R2"), or a range ("R1-R3", "R1–R3"). Only
+# bracketed ids are tags: a bare "R32" is answer text ("BMW R32", "the R101 airship"), as it
+# is to the official HotpotQA script, which never sees tags and is applied to the gold as is.
 _BR_ID = r"R[ \t]?\d+"
 _BR_SEP = r"(?:\s*[,;/&\-–]\s*|\s+and\s+|\s+)"
 _BRACKETED = rf"(?i:[\[(]\s*{_BR_ID}(?:{_BR_SEP}{_BR_ID})*\s*[\])])"
-# Bare (upper-case R only), standing alone as a token: "R3", "R1, R2", "R1 and R2", "R1-R3";
-# not "R2D2", "COVID-R3", "r2 score" or "R 1".
-_BARE_ID = r"R\d+"
-_BARE_SEP = r"(?:\s*[,;/&\-–]\s*|\s+and\s+)"
-_BARE = rf"(?<![\w-]){_BARE_ID}(?:{_BARE_SEP}{_BARE_ID})*(?![\w-])"
 # One match is a run of adjacent tags ("[R1][R2]", "[R1] (R2)"), each taking the whitespace
 # before it along. A match may only start at the beginning of the text or right after a
 # non-space, so a long run of spaces is scanned once (no quadratic backtracking).
-_TAG_RE = re.compile(rf"(?:^|(?<=\S))(?:\s*(?:{_BRACKETED}|{_BARE}))+")
+_TAG_RE = re.compile(rf"(?:^|(?<=\S))(?:\s*{_BRACKETED})+")
 
 
 def _tag_replacement(m: re.Match[str]) -> str:
@@ -61,13 +60,14 @@ def _tag_replacement(m: re.Match[str]) -> str:
 def strip_citation_tags(text: str) -> str:
     """Remove resource citation tags from ``text`` and trim it.
 
-    Removed: bracketed tags in square or round brackets, any case, holding one id (``R1``,
-    ``R 1``), a list (``,`` ``;`` ``/`` ``&`` ``and`` or whitespace) or a range (``-``):
-    ``[R0]``, ``[R1, R2]``, ``[r3]``, ``(R1)``, ``[R1-R3]``; and bare upper-case ids standing
-    alone as a token: ``R3``, ``R1, R2``, ``R1 and R2`` (not ``R2D2``, ``COVID-R3``, ``r2``).
-    A tag takes the whitespace before it along, so ``"Yes [R1]."`` becomes ``"Yes."``; a
-    tag glued between two words leaves one space (``"foo[R1]bar"`` -> ``"foo bar"``). Other
-    whitespace is left as it is; the result is stripped at both ends.
+    Removed: tags in square or round brackets, any case, holding one id (``R1``, ``R 1``), a
+    list (``,`` ``;`` ``/`` ``&`` ``and`` or whitespace) or a range (``-``): ``[R0]``,
+    ``[R1, R2]``, ``[r3]``, ``(R1)``, ``[R1-R3]``. A bare ``R<number>`` is kept: it is answer
+    text as often as a tag (``BMW R32``), and the gold answer is never stripped, so removing
+    it would make EM/F1 depart from the official script. A tag takes the whitespace before
+    it along, so ``"Yes [R1]."`` becomes ``"Yes."``; a tag glued between two words leaves one
+    space (``"foo[R1]bar"`` -> ``"foo bar"``). Other whitespace is left as it is; the result
+    is stripped at both ends.
     """
     return _TAG_RE.sub(_tag_replacement, text).strip()
 
@@ -101,11 +101,11 @@ def provenai_correct(prediction: str, gold: str) -> bool:
 
     The prediction is normalised with :func:`normalize_provenai`. The gold answer gets the
     same normalisation *without* tag stripping (a gold answer is never a citation; a gold
-    ``"R2"`` stays ``"r2"``). Equal strings are correct. When the normalised gold is
-    ``"yes"`` or ``"no"``, a prediction that starts with that word followed by the end,
-    whitespace or punctuation is also correct (``"yes, both are American"`` for ``"yes"``;
-    not ``"yesterday"``, not ``"no-one"``). An empty gold answer matches only an empty
-    prediction.
+    ``"[R2]"`` stays ``"[r2]"``; a bare ``"R2"`` is kept on both sides). Equal strings are
+    correct. When the normalised gold is ``"yes"`` or ``"no"``, a prediction that starts
+    with that word followed by the end, whitespace or punctuation is also correct
+    (``"yes, both are American"`` for ``"yes"``; not ``"yesterday"``, not ``"no-one"``). An
+    empty gold answer matches only an empty prediction.
     """
     pred = normalize_provenai(prediction)
     ref = _normalize_plain(gold)

@@ -26,7 +26,7 @@ character of the kept sections (nothing the answer said was left out of the deno
 Citation level: ``precision`` = citations resolving to an original / all citations; an output
 without citations has **undefined** precision: ``None`` and ``precision_undefined: true``,
 never 0 and never 1. Optionally (``support``), each claim lists its protected literals that
-no original contains (:mod:`pytest_provenai.audit.abstention`).
+no original contains (:mod:`pytest_provenai.audit.literals`).
 
 Pure Python, no pytest import.
 """
@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_provenai.audit.abstention import LiteralIndex, protected_literals
+from pytest_provenai.audit.literals import LiteralIndex, protected_literals
 from pytest_provenai.subject.parse import split_sections
 
 __all__ = [

@@ -29,9 +29,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pytest_provenai.audit.abstention import LiteralIndex, abstention_verdict, values_present
+from pytest_provenai.audit.abstention import abstention_verdict
 from pytest_provenai.audit.answer import answer_scores
 from pytest_provenai.audit.claims import claim_accounting
+from pytest_provenai.audit.literals import LiteralIndex, values_present
 from pytest_provenai.audit.metrics import Metric, aggregate, metric_table
 from pytest_provenai.audit.stats import (
     DEFAULT_N_RESAMPLES,

@@ -21,6 +21,7 @@ __all__ = [
     "clopper_pearson",
     "mean",
     "paired_bootstrap_ci",
+    "paired_ratio_bootstrap_ci",
     "summarise",
 ]
 
@@ -175,6 +176,44 @@ def bootstrap_ratio_ci(
     ratios.sort()
     alpha = (1.0 - level) / 2.0
     return _quantile(ratios, alpha), _quantile(ratios, 1.0 - alpha)
+
+
+def paired_ratio_bootstrap_ci(
+    a: Sequence[tuple[float, float]],
+    b: Sequence[tuple[float, float]],
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of Σnum_a/Σden_a − Σnum_b/Σden_b for pooled ratios of
+    paired cases: case i contributes ``a[i]`` and ``b[i]`` (numerator, denominator) together,
+    and one resampling of case indices serves both. A resample where either denominator sums
+    to 0 is drawn again; None when either side's denominators are all 0."""
+    _check(n_resamples, level)
+    if len(a) != len(b):
+        raise ValueError(f"paired lists differ in length: {len(a)} != {len(b)}")
+    na = _floats([x for x, _ in a], "a numerators")
+    da = _floats([d for _, d in a], "a denominators")
+    nb = _floats([x for x, _ in b], "b numerators")
+    db = _floats([d for _, d in b], "b denominators")
+    if not na or math.fsum(da) == 0 or math.fsum(db) == 0:
+        return None
+    n = len(na)
+    rng = random.Random(seed)
+    idx = range(n)
+    diffs: list[float] = []
+    while len(diffs) < n_resamples:
+        pick = rng.choices(idx, k=n)
+        sda = math.fsum(da[i] for i in pick)
+        sdb = math.fsum(db[i] for i in pick)
+        if sda and sdb:
+            diffs.append(
+                math.fsum(na[i] for i in pick) / sda - math.fsum(nb[i] for i in pick) / sdb
+            )
+    diffs.sort()
+    alpha = (1.0 - level) / 2.0
+    return _quantile(diffs, alpha), _quantile(diffs, 1.0 - alpha)
 
 
 def _binom_tail_ge(k: int, n: int, p: float) -> float:

@@ -26,6 +26,7 @@ from pytest_provenai._io import (
     sha256_text,
 )
 from pytest_provenai.errors import FixtureError, ProvenaiError
+from pytest_provenai.frozen.jsonread import describe_value
 from pytest_provenai.frozen.load import (
     CASES_DIR,
     ID_MAX_LENGTH,
@@ -36,6 +37,7 @@ from pytest_provenai.frozen.load import (
     json_pointer,
     load_fixture_set,
     parse_json_bytes,
+    read_set_manifest,
 )
 from pytest_provenai.frozen.model import FixtureSet
 
@@ -73,22 +75,6 @@ def infer_split(file_name: str) -> str:
 # --------------------------------------------------------------------------- input checks
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, str):
-        return f"the string {json.dumps(value[:100], ensure_ascii=False)}"
-    if isinstance(value, int | float):
-        return f"the number {value}"
-    if isinstance(value, list):
-        return f"an array of {len(value)} items"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__  # pragma: no cover
-
-
 class _Checker:
     """Structural checks of HotpotQA records; errors name the input file and /<index>/<key>."""
 
@@ -100,19 +86,21 @@ class _Checker:
 
     def string(self, value: Any, parts: tuple[str | int, ...], *, non_empty: bool) -> str:
         if not isinstance(value, str):
-            raise self.fail(parts, "a non-empty string" if non_empty else "a string", _kind(value))
+            raise self.fail(
+                parts, "a non-empty string" if non_empty else "a string", describe_value(value)
+            )
         if non_empty and not value:
             raise self.fail(parts, "a non-empty string", "the empty string")
         return value
 
     def array(self, value: Any, parts: tuple[str | int, ...], what: str) -> list[Any]:
         if not isinstance(value, list):
-            raise self.fail(parts, what, _kind(value))
+            raise self.fail(parts, what, describe_value(value))
         return value
 
     def record(self, rec: Any, i: int) -> None:
         if not isinstance(rec, dict):
-            raise self.fail((i,), "a HotpotQA record (a JSON object)", _kind(rec))
+            raise self.fail((i,), "a HotpotQA record (a JSON object)", describe_value(rec))
         for key in ("_id", "question", "answer", "type", "level", "supporting_facts", "context"):
             if key not in rec:
                 raise self.fail((i, key), f"the HotpotQA key {key!r}", "none (missing)")
@@ -122,7 +110,7 @@ class _Checker:
                 (i, "_id"),
                 f"an id of letters, digits, '.', '_' and '-' (at most {ID_MAX_LENGTH}; it names "
                 "the case file)",
-                _kind(rid),
+                describe_value(rid),
             )
         self.string(rec["question"], (i, "question"), non_empty=True)
         self.string(rec["answer"], (i, "answer"), non_empty=False)
@@ -134,18 +122,20 @@ class _Checker:
         for j, fact in enumerate(facts):
             where = (i, "supporting_facts", j)
             if not isinstance(fact, list) or len(fact) != 2:
-                raise self.fail(where, "a [title, sentence index] pair", _kind(fact))
+                raise self.fail(where, "a [title, sentence index] pair", describe_value(fact))
             self.string(fact[0], (*where, 0), non_empty=True)
             index = fact[1]
             if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-                raise self.fail((*where, 1), "a sentence index (an integer >= 0)", _kind(index))
+                raise self.fail(
+                    (*where, 1), "a sentence index (an integer >= 0)", describe_value(index)
+                )
         context = self.array(rec["context"], (i, "context"), "an array of [title, sentences]")
         if not context:
             raise self.fail((i, "context"), "at least one [title, sentences] paragraph", "[]")
         for j, para in enumerate(context):
             where = (i, "context", j)
             if not isinstance(para, list) or len(para) != 2:
-                raise self.fail(where, "a [title, sentences] pair", _kind(para))
+                raise self.fail(where, "a [title, sentences] pair", describe_value(para))
             self.string(para[0], (*where, 0), non_empty=True)
             sentences = self.array(para[1], (*where, 1), "an array of sentence strings")
             for k, sentence in enumerate(sentences):
@@ -160,7 +150,7 @@ def _case_from_record(rec: dict[str, Any], i: int, checker: _Checker) -> dict[st
             raise checker.fail(
                 (i, "supporting_facts", j, 0),
                 "the title of one of the record's context paragraphs",
-                _kind(title),
+                describe_value(title),
             )
         if title not in supporting_titles:
             supporting_titles.append(title)
@@ -250,6 +240,13 @@ def _check_target(out: Path, shown: str, overwrite: bool) -> None:
             f"{shown}: refusing to overwrite a folder that is not a fixture set "
             f"(it has no {MANIFEST_NAME}); choose another output folder"
         )
+    try:  # any folder may hold a manifest.json (an index, another tool): it must be a set's
+        read_set_manifest(out)
+    except FixtureError as exc:
+        raise ProvenaiError(
+            f"{shown}: refusing to overwrite a folder that is not a fixture set ({exc}); "
+            "choose another output folder"
+        ) from None
 
 
 def _write_set(out: Path, shown: str, files: dict[str, bytes], overwrite: bool) -> None:
@@ -328,7 +325,9 @@ def freeze_hotpotqa(
     records = parse_json_bytes(data, shown_in)
     checker = _Checker(shown_in)
     if not isinstance(records, list):
-        raise FixtureError(shown_in, "", "a JSON array of HotpotQA records", _kind(records))
+        raise FixtureError(
+            shown_in, "", "a JSON array of HotpotQA records", describe_value(records)
+        )
     if not records:
         raise FixtureError(shown_in, "", "at least one HotpotQA record", "an empty array")
     first_index: dict[str, int] = {}

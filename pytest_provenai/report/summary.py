@@ -1,11 +1,13 @@
 """Terminal summary: per test n, answer accuracy/EM/F1 and citation P/R/F at both τ with
-their CIs, then the gates (metric, value, CI, bound, n)."""
+their CIs, influence and provenance blocks, then the gates (metric, value, CI, bound, n).
+Rendered from the run's :class:`~pytest_provenai.report.results.RunResults`."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from pytest_provenai.gates import GateResult
+from pytest_provenai.report.results import RunResults
 
 # (label, metric name) in the order they are printed
 SUMMARY_METRICS: tuple[tuple[str, str], ...] = (
@@ -32,52 +34,69 @@ def _fmt(m: dict[str, Any] | None) -> str:
     return text
 
 
-def summary_lines(state: Any, gate_results: list[GateResult]) -> list[str]:
+def summary_lines(results: RunResults, *, results_path: Path | None = None) -> list[str]:
+    """The terminal summary of a run, rendered from its :class:`RunResults` (nothing is
+    recomputed here)."""
     lines: list[str] = []
-    models = {m.get("name") for m in state.models.values()}
+    models = {m.get("name") for m in results.models.values()}
     if models:
         lines.append("model: " + ", ".join(sorted(str(m) for m in models)))
-    aggregates = state.aggregates()  # bootstrap CIs: compute once for every block below
-    for test, agg in aggregates.items():
-        missing = f", {agg['missing']} without a record" if agg["missing"] else ""
-        lines.append(f"{test}: n={agg['n']}{missing}  (mean, 95% bootstrap CI by case)")
+    k = results.options.get("k")
+    for test, t in results.tests.items():
+        if t.fidelity is None:
+            continue
+        missing = f", {t.missing} without a record" if t.missing else ""
+        lines.append(f"{test}: n={t.n}{missing}  (mean, 95% bootstrap CI by case)")
         for label, name in SUMMARY_METRICS:
-            if name in agg["metrics"]:
-                lines.append(f"  {label:<24} {_fmt(agg['metrics'][name])}")
-        if "retrieval" in agg:  # index mode: retrieval is reported apart from citation
-            r = agg["retrieval"]
-            label = f"retrieval recall@{state.settings.k}"
+            if name in t.fidelity:
+                lines.append(f"  {label:<24} {_fmt(t.fidelity[name])}")
+        if t.retrieval is not None:  # index mode: retrieval is reported apart from citation
+            r = t.retrieval
+            label = f"retrieval recall@{k}"
             lines.append(
                 f"  {label:<24} {_fmt(r['retrieval_recall_at_k'])}; all gold retrieved "
                 f"{_fmt(r['retrieval_all_gold_rate'])}; wrong answer + gold missed "
                 f"{_fmt(r['retrieval_miss_answer_failure_rate'])}"
             )
-    lines.extend(influence_lines(state, aggregates))
-    lines.extend(provenance_lines(state))
-    lines.extend(attribution_lines(state))
-    for err in state.fixture_errors:
+    lines.extend(influence_lines(results))
+    lines.extend(provenance_lines(results))
+    lines.extend(cache_lines(results))
+    for err in results.fixture_errors:
         lines.append(f"fixture set error: {err}")
-    if gate_results:
-        failed = sum(not g.passed for g in gate_results)
-        lines.append(f"gates: {len(gate_results) - failed} passed, {failed} failed")
-        lines.extend("  " + g.line() for g in gate_results)
-    if state.settings.results is not None and state.audited():
-        lines.append(f"results: {state.settings.results}")
+    if results.gates:
+        failed = len(results.failed_gates)
+        lines.append(f"gates: {len(results.gates) - failed} passed, {failed} failed")
+        lines.extend("  " + g.line() for g in results.gates)
+    if results_path is not None:
+        lines.append(f"results: {results_path}")
     return lines
 
 
-def influence_lines(state: Any, aggregates: dict[str, dict[str, Any]]) -> list[str]:
+def cache_lines(results: RunResults) -> list[str]:
+    """How much of the run came from the cache (cases whose tests made no model call) and
+    how often model weights were loaded and called."""
+    c = results.cache
+    if not c or not c.get("model_cases"):
+        return []
+    return [
+        f"cache: {c['model_cases_from_cache']} of {c['model_cases']} model-backed case results "
+        f"came from the cache (no model call); model loads {c['model_loads']}, "
+        f"model calls {c['model_calls']}"
+    ]
+
+
+def influence_lines(results: RunResults) -> list[str]:
     """Per test with influence layers: the verdict distribution over all resources and the
     number of cases showing the citation–influence gap."""
     lines: list[str] = []
-    for test, agg in aggregates.items():
-        inf = agg.get("influence")
+    for test, t in results.tests.items():
+        inf = t.influence
         if not inf:
             continue
         v = inf["verdicts"]
         lines.append(
             f"{test}: influence of {sum(v.values())} resources in {inf['measured']} cases "
-            f"(--provenai-ablation {state.settings.ablation})"
+            f"(--provenai-ablation {results.options.get('ablation')})"
         )
         lines.append(
             f"  verdicts: used {v['used']}, hallucinated citation {v['hallucinated_citation']}, "
@@ -113,13 +132,16 @@ def _delta(m: dict[str, Any]) -> str:
     return f"{m['delta_vs_baseline']:+.3f} [{lo:+.2f}, {hi:+.2f}]"
 
 
-def provenance_lines(state: Any) -> list[str]:
+def provenance_lines(results: RunResults) -> list[str]:
     """Per test with provenance records: its provenance metrics, and for exposure records
     the exposure matrix (rows = treatments; aid-value leak, aid citation and abstention
     rates with 95% bootstrap CIs by case; n) and each rate's paired difference from
     baseline."""
     lines: list[str] = []
-    for test, summ in state.provenance_summaries().items():
+    for test, t in results.tests.items():
+        summ = t.provenance
+        if summ is None:
+            continue
         missing = f", {summ['missing']} without a record" if summ["missing"] else ""
         lines.append(
             f"{test}: {summ['layer']} n={summ['n']}{missing}  (mean, 95% bootstrap CI by case)"
@@ -147,22 +169,4 @@ def provenance_lines(state: Any) -> list[str]:
                 continue
             cells = "".join(f"{_delta(row[c]):<24}" for c, _ in _MATRIX_LABELS)
             lines.append(f"    {t:<10}{cells.rstrip()}")
-    return lines
-
-
-def attribution_lines(state: Any) -> list[str]:
-    """Per test with attribution records: each metric that applies, pooled over claims
-    (bootstrap CI resampling traces; exact binomial for the probe and graph rates)."""
-    lines: list[str] = []
-    for test, summ in state.attribution_summaries().items():
-        missing = f", {summ['missing']} without a record" if summ["missing"] else ""
-        lines.append(
-            f"{test}: attribution n={summ['n']}{missing}  (pooled over claims, 95% CI by trace)"
-        )
-        for name, m in summ["metrics"].items():
-            lo, hi = m["ci"] if m.get("ci") else (m["value"], m["value"])
-            text = f"{m['value']:.3f}  [{lo:.3f}, {hi:.3f}]"
-            if m.get("denominator") is not None:
-                text += f"  ({m['numerator']:g}/{m['denominator']:g})"
-            lines.append(f"  {name:<32} {text}")
     return lines

@@ -13,12 +13,3 @@
 Importing this package is cheap: faiss, torch and sentence-transformers are imported only
 when an index is built or opened. No pytest import.
 """
-
-from pytest_provenai.errors import ProvenaiError
-
-__all__ = ["RetrievalError"]
-
-
-class RetrievalError(ProvenaiError):
-    """An index folder, a retrieval source or the embedding model cannot be used; the
-    message names the file or field and the fix."""

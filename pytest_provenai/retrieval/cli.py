@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any
 
-from pytest_provenai.cli import positive_int
+from pytest_provenai._argtypes import positive_int
 
 __all__ = ["add_index"]
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import sha256_bytes, sha256_text
-from pytest_provenai.errors import FixtureError
+from pytest_provenai.errors import FixtureError, RetrievalError
+from pytest_provenai.frozen.jsonread import describe_value
 from pytest_provenai.frozen.load import MANIFEST_NAME, json_pointer, parse_json_bytes
 from pytest_provenai.frozen.model import Case
-from pytest_provenai.retrieval import RetrievalError
 
 __all__ = [
     "Corpus",
@@ -146,19 +146,9 @@ def _split_of(file_name: str) -> str:
         return UNKNOWN_SPLIT
 
 
-def _kind(value: Any) -> str:
-    if isinstance(value, list):
-        return f"an array of {len(value)} items"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, str):
-        return f"the string {value[:60]!r}"
-    return "null" if value is None else type(value).__name__
-
-
 def _hotpotqa_rows(records: list[Any], shown: str, name: str, split: str) -> Iterator[Row]:
     def fail(parts: tuple[str | int, ...], expected: str, value: Any) -> FixtureError:
-        return FixtureError(shown, json_pointer(*parts), expected, _kind(value))
+        return FixtureError(shown, json_pointer(*parts), expected, describe_value(value))
 
     for i, rec in enumerate(records):
         if not isinstance(rec, dict):
@@ -193,7 +183,7 @@ def _read_hotpotqa(path: Path, shown: str, *, strict: bool) -> tuple[SourceInfo,
             shown,
             "",
             "a HotpotQA JSON file (an array of records) or a fixture set folder",
-            _kind(records),
+            describe_value(records),
         )
     split = _split_of(path.name)
     rows = list(_hotpotqa_rows(records, shown, path.name, split))

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import sha256_file, sha256_text
-from pytest_provenai.retrieval import RetrievalError
+from pytest_provenai.errors import RetrievalError
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

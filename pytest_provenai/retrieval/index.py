@@ -39,7 +39,7 @@ from pytest_provenai._io import (
     sha256_file,
     sha256_text,
 )
-from pytest_provenai.retrieval import RetrievalError
+from pytest_provenai.errors import RetrievalError
 from pytest_provenai.retrieval.corpus import Corpus, Link, load_corpus
 from pytest_provenai.retrieval.embed import (
     DEFAULT_BATCH_SIZE,

@@ -50,6 +50,18 @@ class RetrievingSubject:
     def capabilities(self) -> Capabilities:
         return self.inner.capabilities
 
+    @property
+    def model_calls(self) -> int:
+        return self.inner.model_calls
+
+    @property
+    def model_loads(self) -> int:
+        return self.inner.model_loads
+
+    @property
+    def cache_hits(self) -> int:
+        return self.inner.cache_hits
+
     def runner(self) -> ModelRunner | None:
         return self.inner.runner()
 

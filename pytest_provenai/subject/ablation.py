@@ -35,17 +35,26 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_json, sha256_text
+from pytest_provenai.errors import ProvenaiCacheWarning
 from pytest_provenai.frozen.model import Case
-from pytest_provenai.subject.backends.base import TIE_MARGIN, Generation, KVAblation
-from pytest_provenai.subject.cache import ProvenaiCacheWarning, canonical_json
+from pytest_provenai.subject.backends.base import (
+    FAST_PATH_VERSION,
+    TIE_MARGIN,
+    DecodeStats,
+    Generation,
+    KVAblation,
+)
+from pytest_provenai.subject.cache import canonical_json
 from pytest_provenai.subject.kl import AblatedOutput, KLProfile, kl_profile
 from pytest_provenai.subject.parse import parse_output
 from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt
 from pytest_provenai.subject.subject import ModelRunner, Subject
 from pytest_provenai.subject.trace import Resource, Trace
 
-ABLATION_VERSION = "provenai-ablation/2"
-"""Enters the KL cache key; bump when the KL computation changes."""
+ABLATION_VERSION = "provenai-ablation/3"
+"""Enters the KL cache key; bump when the ablation runs change (3: ablated generations come
+from speculative re-alignment; they carry ``FAST_PATH_VERSION`` in the generation cache, so
+entries an older version wrote are ignored and recomputed along with their KL profiles)."""
 
 MODES = ("exact", "naive", "off")
 """``--provenai-ablation`` values (options.py takes them from here)."""
@@ -64,8 +73,13 @@ class AblationRun:
     forward_tokens: int = 0
     regenerated: int = 0
     seconds: float = 0.0
+    decode: DecodeStats = field(default_factory=DecodeStats)
 
     def costs(self) -> dict[str, Any]:
+        """What the run cost, for the results JSON: model calls, forward tokens, ablations
+        regenerated, seconds, and for the KV fast path the speculative decoding of the
+        divergent ablations (draft tokens proposed, accepted, positions verified, near-tie
+        fallbacks to ``generate``)."""
         return {
             "mode": self.mode,
             "path": self.path,
@@ -73,6 +87,7 @@ class AblationRun:
             "forward_tokens": self.forward_tokens,
             "regenerated": self.regenerated,
             "seconds": round(self.seconds, 4),
+            **self.decode.as_dict(),
         }
 
 
@@ -173,6 +188,9 @@ def run_ablation(
         else:
             run = _naive(runner, case, trace, resources, kl_cache, with_kl=can_score)
     run.mode = mode
+    if "kl" in run.signals and runner is not None and runner.capabilities.score_topk:
+        # a served model's KL is approximated from each position's top-k (openai backend)
+        run.signals = (*run.signals, f"kl-top{runner.capabilities.score_topk}")
     run.seconds = time.perf_counter() - start
     assert [o.resource_id for o in run.outputs] == ids
     return run
@@ -187,7 +205,7 @@ def _prompts(runner: ModelRunner, case: Case, resources: list[Resource]) -> list
 
 
 def _kl_key(runner: ModelRunner, full: str, ablated: str, realised: list[int]) -> str:
-    return KLCache.key(runner.identity.model_key(), full, ablated, realised)
+    return KLCache.key(runner.identity.cache_key(), full, ablated, realised)
 
 
 def _exact_kv(
@@ -215,12 +233,13 @@ def _exact_kv(
         runner.model_calls += 1
         run.model_calls = 1
         run.forward_tokens = result.forward_tokens
+        run.decode = result.decode
         for j, variant in enumerate(result.variants):
             gens[j] = variant.generation
             kls[j] = kl_profile(result.full_rows, variant.rows, realised, span)
             if variant.divergence is not None:
                 run.regenerated += 1
-            runner.store_generation(prompts[j], variant.generation)
+            runner.store_generation(prompts[j], variant.generation, producer=FAST_PATH_VERSION)
             if kl_cache is not None:
                 profile = kls[j]
                 assert profile is not None
@@ -274,7 +293,7 @@ def _exact_score(
                         logprobs=[float(rows[t][tok]) for t, tok in enumerate(realised)],
                         finish_reason=trace.generation.finish_reason,
                     )
-                    runner.store_generation(prompt, gen)
+                    runner.store_generation(prompt, gen, producer=FAST_PATH_VERSION)
                 else:
                     gen, _ = runner.generate(prompt)
                     run.forward_tokens += _generation_tokens(runner, prompt, gen)

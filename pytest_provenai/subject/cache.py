@@ -17,10 +17,12 @@ import json
 import os
 import re
 import warnings
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_json, sha256_text
+from pytest_provenai.errors import ProvenaiCacheWarning
 from pytest_provenai.subject.backends.base import Generation
 
 SCHEMA_VERSION = 1
@@ -31,9 +33,9 @@ DEFAULT_ROOT = Path(".provenai-cache") / "generations"
 
 _KEY = re.compile(r"[0-9a-f]{64}")
 
-
-class ProvenaiCacheWarning(UserWarning):
-    """A generation cache entry was unreadable and has been dropped (it will be recomputed)."""
+PRODUCER_GENERATE = "generate"
+"""``meta["producer"]`` of a generation made by the backend's own ``generate``; the fast
+paths record their version instead (``backends.base.FAST_PATH_VERSION``)."""
 
 
 class CorruptEntry(Exception):
@@ -50,8 +52,8 @@ def canonical_json(obj: Any) -> str:
 class GenerationCache:
     """Generations on disk under ``root``, addressed by :meth:`key`.
 
-    ``hits``, ``misses`` and ``corrupt`` count :meth:`get` outcomes in this process; a corrupt
-    entry counts as both ``corrupt`` and a ``miss``. ``writes`` counts :meth:`put` calls.
+    ``hits``, ``misses``, ``corrupt`` and ``stale`` count :meth:`get` outcomes in this process;
+    a corrupt or stale entry also counts as a ``miss``. ``writes`` counts :meth:`put` calls.
     """
 
     def __init__(self, root: str | os.PathLike[str] = DEFAULT_ROOT) -> None:
@@ -59,6 +61,7 @@ class GenerationCache:
         self.hits = 0
         self.misses = 0
         self.corrupt = 0
+        self.stale = 0
         self.writes = 0
 
     def __repr__(self) -> str:
@@ -93,8 +96,13 @@ class GenerationCache:
             raise ValueError(f"cache key must be 64 lowercase hex characters, got {key!r}")
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> Generation | None:
-        """The cached generation for ``key``, or ``None`` (missing or corrupt)."""
+    def get(self, key: str, *, producers: Collection[str] | None = None) -> Generation | None:
+        """The cached generation for ``key``, or ``None`` (missing or corrupt).
+
+        ``producers``: the ``meta["producer"]`` values the caller trusts. An entry written by
+        any other producer — an older version of a fast path, or a release that recorded
+        none — is *stale*: a miss (counted in ``stale``), left on disk for the recomputed
+        generation to replace."""
         path = self.path(key)
         try:
             data = path.read_bytes()
@@ -105,10 +113,16 @@ class GenerationCache:
             self._reject(path, f"cannot be read ({exc.__class__.__name__}: {exc})")
             return None
         try:
-            return self._decode(data, key, path)
+            generation, meta = self._decode(data, key, path)
         except CorruptEntry as exc:
             self._reject(path, str(exc))
             return None
+        if producers is not None and meta.get("producer") not in producers:
+            self.stale += 1
+            self.misses += 1
+            return None
+        self.hits += 1
+        return generation
 
     def put(self, key: str, generation: Generation, meta: dict[str, Any]) -> Path:
         """Store ``generation`` under ``key`` (atomically) with JSON-able ``meta``."""
@@ -119,7 +133,7 @@ class GenerationCache:
             "meta": meta,
             "generation": generation.as_dict(),
         }
-        atomic_write_json(path, entry)
+        atomic_write_json(path, entry, allow_nan=True)  # a logprob may be -inf
         self.writes += 1
         return path
 
@@ -137,12 +151,13 @@ class GenerationCache:
             "hits": self.hits,
             "misses": self.misses,
             "corrupt": self.corrupt,
+            "stale": self.stale,
             "writes": self.writes,
         }
 
     # -------------------------------------------------------------- internals
 
-    def _decode(self, data: bytes, key: str, path: Path) -> Generation:
+    def _decode(self, data: bytes, key: str, path: Path) -> tuple[Generation, dict[str, Any]]:
         try:
             entry = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
@@ -154,11 +169,11 @@ class GenerationCache:
             raise CorruptEntry(f"has schema_version {version!r}, expected {SCHEMA_VERSION}")
         if entry.get("key") != key:
             raise CorruptEntry(f"holds key {entry.get('key')!r}, not the key of its file name")
-        if not isinstance(entry.get("meta"), dict):
+        meta = entry.get("meta")
+        if not isinstance(meta, dict):
             raise CorruptEntry("has no 'meta' object")
         generation = _check_generation(entry.get("generation"))
-        self.hits += 1
-        return Generation.from_dict(generation)
+        return Generation.from_dict(generation), meta
 
     def _reject(self, path: Path, why: str) -> None:
         self.corrupt += 1

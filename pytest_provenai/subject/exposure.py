@@ -34,9 +34,12 @@ The system message is the reference one plus two sentences (the same in every tr
 answer ``unknown`` when the resources do not give the answer, and do not cite a block marked
 as a generated aid. Its version is :data:`EXPOSURE_PROMPT_VERSION`.
 
-:func:`run_treatments` generates through :meth:`ModelSubject.generate` (greedy, through the
-generation cache) and parses each output. The audit of the outputs (leaks, aid citations,
-abstention, claims) is :mod:`pytest_provenai.audit.provenance`.
+:func:`run_treatments` generates the treatments together through
+:meth:`ModelSubject.generate_many` (greedy, through the generation cache): the treatments share
+everything before the aid slot, so a backend with the shared-prefix path runs that prefix
+once and decodes the treatments in one batch, each output identical to generating it alone
+(tested). Each output is parsed against the view's ids. The audit of the outputs (leaks,
+aid citations, abstention, claims) is :mod:`pytest_provenai.audit.provenance`.
 """
 
 from __future__ import annotations
@@ -379,7 +382,12 @@ def run_view(runner: ModelRunner, view: ExposureView) -> ExposureRun:
     cache) and parse the output against the view's tagged original-like ids."""
     start = time.perf_counter()
     generation, cached = runner.generate(view.prompt)
-    seconds = time.perf_counter() - start
+    return _parsed(view, generation, cached, time.perf_counter() - start)
+
+
+def _parsed(
+    view: ExposureView, generation: Generation, cached: bool, seconds: float
+) -> ExposureRun:
     valid = [b.display_id for b in view.blocks if b.display_id and b.display_id.startswith("R")]
     parsed = parse_output(generation.text, len(valid), valid_ids=valid)
     return ExposureRun(view.treatment, view, generation, parsed, cached, seconds)
@@ -391,8 +399,15 @@ def run_treatments(
     treatments: Sequence[str] = TREATMENTS,
     budget: Budget | None = None,
 ) -> dict[str, ExposureRun]:
-    """Every treatment of ``case`` through the subject's model, in ``treatments`` order."""
+    """Every treatment of ``case`` through the subject's model, in ``treatments`` order,
+    generated together (:meth:`ModelRunner.generate_many`); ``seconds`` of each run is its
+    share of the batch."""
     runner = _runner(subject)
+    views = [build_view(case, t, runner.render_chat, budget) for t in treatments]
+    start = time.perf_counter()
+    outputs = runner.generate_many([v.prompt for v in views])
+    share = (time.perf_counter() - start) / max(len(views), 1)
     return {
-        t: run_view(runner, build_view(case, t, runner.render_chat, budget)) for t in treatments
+        v.treatment: _parsed(v, generation, cached, share)
+        for v, (generation, cached) in zip(views, outputs, strict=True)
     }

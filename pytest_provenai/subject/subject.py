@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from pytest_provenai.errors import BackendError
 from pytest_provenai.frozen.model import Case
 from pytest_provenai.subject.backends.base import (
+    FAST_PATH_VERSION,
+    BatchGenerating,
     Capabilities,
     Decoding,
     Generation,
@@ -28,20 +30,28 @@ from pytest_provenai.subject.backends.base import (
     KVAblation,
     Tokenizing,
 )
-from pytest_provenai.subject.cache import GenerationCache
+from pytest_provenai.subject.backends.lazy import LazyGenerator
+from pytest_provenai.subject.backends.openai_backend import ServedOptions
+from pytest_provenai.subject.cache import PRODUCER_GENERATE, GenerationCache
 from pytest_provenai.subject.parse import parse_output
 from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt, make_resources
 from pytest_provenai.subject.trace import Resource, Trace
+
+TRUSTED_PRODUCERS = frozenset({PRODUCER_GENERATE, FAST_PATH_VERSION})
+"""Cached generations a subject trusts: made by ``generate``, or by the current version of
+the fast paths. Anything else (an older fast path, an entry that names no producer) is
+recomputed."""
 
 
 class ModelRunner(Protocol):
     """The seam between a model-backed subject and the layers that run its model on prompts
     of their own (leave-one-out ablation, exposure treatments): exactly what they use.
 
-    ``generate`` goes through the generation cache; ``cached_generation`` /
-    ``store_generation`` read and fill it under the same keys for results computed another
-    way (the ablation fast path); ``model_calls`` counts real model work (cache misses,
-    scoring passes)."""
+    ``generate`` and ``generate_many`` go through the generation cache;
+    ``cached_generation`` / ``store_generation`` read and fill it under the same keys for
+    results computed another way (the ablation fast path, which names itself as the
+    ``producer``); ``model_calls`` counts real model work (cache misses, scoring passes, fast
+    path calls)."""
 
     model_calls: int
 
@@ -55,9 +65,11 @@ class ModelRunner(Protocol):
 
     def generate(self, prompt: str) -> tuple[Generation, bool]: ...
 
+    def generate_many(self, prompts: list[str]) -> list[tuple[Generation, bool]]: ...
+
     def cached_generation(self, prompt: str) -> Generation | None: ...
 
-    def store_generation(self, prompt: str, generation: Generation) -> None: ...
+    def store_generation(self, prompt: str, generation: Generation, *, producer: str) -> None: ...
 
     def score(self, prompt: str, continuation_ids: list[int]) -> Any: ...
 
@@ -71,13 +83,24 @@ class ModelRunner(Protocol):
 class Subject(Protocol):
     """The system under audit: answers a case with a :class:`Trace`. ``runner()`` is its
     model side for ablation and exposure, or None when the harness cannot prompt its model
-    itself (a ``--provenai-pipeline``)."""
+    itself (a ``--provenai-pipeline``). ``model_calls`` counts real model work in this
+    process, ``cache_hits`` generations read back from the cache instead, ``model_loads``
+    how many times model weights were loaded."""
 
     @property
     def identity(self) -> Identity: ...
 
     @property
     def capabilities(self) -> Capabilities: ...
+
+    @property
+    def model_calls(self) -> int: ...
+
+    @property
+    def model_loads(self) -> int: ...
+
+    @property
+    def cache_hits(self) -> int: ...
 
     def answer(self, case: Case, resources: Sequence[Resource] | None = None) -> Trace: ...
 
@@ -86,12 +109,22 @@ class Subject(Protocol):
 
 class ModelSubject:
     """Prompt → generator (through the cache) → parse. ``model_calls`` counts real
-    generations (cache misses) and scoring passes. It is its own :class:`ModelRunner`."""
+    generations (cache misses), scoring passes and fast path calls. It is its own
+    :class:`ModelRunner`."""
 
     def __init__(self, generator: Generator, cache: GenerationCache | None = None) -> None:
         self.generator = generator
         self.cache = cache
         self.model_calls = 0
+        self.cache_hits = 0
+
+    @property
+    def model_loads(self) -> int:
+        """Weight loads in this process: a lazily loaded built-in backend counts its loads
+        (0 in a fully warm run); any other generator was built, so counts 1."""
+        if isinstance(self.generator, LazyGenerator):
+            return self.generator.loads
+        return 1
 
     @property
     def identity(self) -> Identity:
@@ -112,17 +145,23 @@ class ModelSubject:
             return None
         identity = self.generator.identity
         return self.cache.key(
-            identity.model_key(), prompt, identity.decoding.as_dict(), PROMPT_VERSION
+            identity.cache_key(), prompt, identity.decoding.as_dict(), PROMPT_VERSION
         )
 
     def cached_generation(self, prompt: str) -> Generation | None:
         key = self._key(prompt)
-        return None if key is None or self.cache is None else self.cache.get(key)
+        if key is None or self.cache is None:
+            return None
+        hit = self.cache.get(key, producers=TRUSTED_PRODUCERS)
+        if hit is not None:
+            self.cache_hits += 1
+        return hit
 
-    def store_generation(self, prompt: str, generation: Generation) -> None:
+    def store_generation(self, prompt: str, generation: Generation, *, producer: str) -> None:
         key = self._key(prompt)
         if key is not None and self.cache is not None:
-            self.cache.put(key, generation, {"model": self.generator.identity.model_key()})
+            meta = {"model": self.generator.identity.model_key(), "producer": producer}
+            self.cache.put(key, generation, meta)
 
     def generate(self, prompt: str) -> tuple[Generation, bool]:
         """Greedy generation for a rendered prompt; returns (generation, from_cache)."""
@@ -131,8 +170,30 @@ class ModelSubject:
             return hit, True
         generation = self.generator.generate(prompt)
         self.model_calls += 1
-        self.store_generation(prompt, generation)
+        self.store_generation(prompt, generation, producer=PRODUCER_GENERATE)
         return generation, False
+
+    def generate_many(self, prompts: list[str]) -> list[tuple[Generation, bool]]:
+        """:meth:`generate` for several prompts: cached ones are read back; the rest go to the
+        backend's shared-prefix batch (``generate_many``, one model call) where it has one,
+        else one by one. Returns (generation, from_cache) per prompt, in order."""
+        out: dict[str, tuple[Generation, bool]] = {}
+        for p in prompts:
+            if p not in out:
+                hit = self.cached_generation(p)
+                if hit is not None:
+                    out[p] = (hit, True)
+        missing = [p for p in dict.fromkeys(prompts) if p not in out]
+        if len(missing) > 1 and isinstance(self.generator, BatchGenerating):
+            batch = self.generator.generate_many(missing)
+            self.model_calls += 1
+            for p, generation in zip(missing, batch.generations, strict=True):
+                self.store_generation(p, generation, producer=FAST_PATH_VERSION)
+                out[p] = (generation, False)
+        for p in missing:
+            if p not in out:
+                out[p] = self.generate(p)
+        return [out[p] for p in prompts]
 
     def score(self, prompt: str, continuation_ids: list[int]) -> Any:
         self.model_calls += 1
@@ -218,6 +279,7 @@ class PipelineSubject:
         self.spec = spec
         self.fn: PipelineFn = fn or import_callable(spec, "--provenai-pipeline")
         self.model_calls = 0
+        self.cache_hits = 0  # a pipeline is never cached
         self._identity = Identity(
             backend="pipeline",
             name=f"pipeline-{spec}",
@@ -233,6 +295,11 @@ class PipelineSubject:
     @property
     def capabilities(self) -> Capabilities:
         return Capabilities(token_ids=False, logprobs=False, score=False)
+
+    @property
+    def model_loads(self) -> int:
+        """A pipeline's model is its own business: the harness loads none."""
+        return 0
 
     def runner(self) -> None:
         """A pipeline chooses its own prompt: the harness cannot prompt its model."""
@@ -292,6 +359,7 @@ def make_subject(
     device: str,
     max_new_tokens: int,
     cache_root: Any = None,
+    served: ServedOptions | None = None,
 ) -> Subject:
     """Build the subject the options ask for.
 
@@ -303,6 +371,12 @@ def make_subject(
         return PipelineSubject(pipeline)
     decoding = Decoding(max_new_tokens=max_new_tokens)
     cache = GenerationCache(cache_root) if cache_root is not None else None
+    if backend == "openai":
+        from pytest_provenai.subject.backends.openai_backend import load_served
+
+        if served is None:
+            raise BackendError("--provenai-backend openai needs --provenai-base-url")
+        return ModelSubject(load_served(served, decoding), cache)
     if ":" in backend:
         factory = import_callable(backend, "--provenai-backend")
         generator = factory(model=model, device=device, decoding=decoding)
@@ -312,10 +386,10 @@ def make_subject(
                 "does not implement the Generator protocol (identity, capabilities, "
                 "render_chat, generate, score)"
             )
-    else:
-        from pytest_provenai.subject.backends import load_generator
+    else:  # a built-in backend: its weights load on the first cache miss
+        from pytest_provenai.subject.backends import open_generator
 
-        generator = load_generator(backend, model, device=device, decoding=decoding)
+        generator = open_generator(backend, model, device=device, decoding=decoding)
     return ModelSubject(generator, cache)
 
 
@@ -329,6 +403,8 @@ def preflight(*, backend: str, model: str | None, pipeline: str | None) -> None:
     if pipeline:
         import_callable(pipeline, "--provenai-pipeline")
         return
+    if backend == "openai":
+        return  # a served model: the plugin probes the server (openai_backend.check_servers)
     if ":" in backend:
         import_callable(backend, "--provenai-backend")
     else:

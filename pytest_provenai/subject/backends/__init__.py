@@ -1,7 +1,9 @@
 """Generation backends: the Generator protocol, loaders and the embedded default model.
 
 Importing this package is cheap: torch, mlx and transformers are imported only inside
-:func:`load_generator` / the backend classes.
+:func:`load_generator` / the backend classes. :func:`open_generator` gives the same backend
+loaded lazily (:class:`~.lazy.LazyGenerator`): its identity, chat template and tokenizer
+without the weights, which load on the first call that needs them.
 
 ``load_generator(backend, model, device, decoding, cache_dir)``:
 
@@ -27,6 +29,7 @@ from ._common import (
     BACKENDS,
     INSTALL_HINT,
     ResolvedModel,
+    check_decoding_strategy,
     missing_modules,
     parse_device,
     preload_mlx_blas,
@@ -41,6 +44,7 @@ from .default_model import (
     ensure_default_model,
     model_cache_root,
 )
+from .lazy import LazyGenerator, LocalBackend
 
 __all__ = [
     "BACKENDS",
@@ -51,12 +55,14 @@ __all__ = [
     "Generation",
     "Generator",
     "Identity",
+    "LazyGenerator",
     "ResolvedModel",
     "check_backend",
     "describe_default_model",
     "ensure_default_model",
     "load_generator",
     "model_cache_root",
+    "open_generator",
     "resolve_device",
     "resolve_model",
 ]
@@ -105,6 +111,18 @@ def resolve_device(device: str, backend: str = "transformers") -> str:
     return resolve_device_torch(spec)
 
 
+def _prepare(
+    backend: str,
+    model: str | os.PathLike[str] | None,
+    device: str,
+    cache_dir: str | os.PathLike[str] | None,
+) -> tuple[str, ResolvedModel]:
+    check_backend(backend)
+    parse_device(device)  # fail on a typo before converting or loading anything
+    dev = resolve_device(device, backend)
+    return dev, resolve_model(model, cache_dir)
+
+
 def load_generator(
     backend: str,
     model: str | os.PathLike[str] | None = None,
@@ -112,21 +130,45 @@ def load_generator(
     decoding: Decoding | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> Generator:
-    """Load a real generation backend (see the module docstring)."""
-    check_backend(backend)
-    parse_device(device)  # fail on a typo before converting or loading anything
-    dev = resolve_device(device, backend)
-    resolved = resolve_model(model, cache_dir)
+    """Load a real generation backend now (see the module docstring)."""
+    return open_generator(backend, model, device, decoding, cache_dir).backend()
+
+
+def open_generator(
+    backend: str,
+    model: str | os.PathLike[str] | None = None,
+    device: str = "cpu",
+    decoding: Decoding | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+) -> LazyGenerator:
+    """A built-in backend that loads its weights on first use (:class:`LazyGenerator`).
+
+    Every check happens now — backend installed, device present, model resolved (the default
+    model converted once), decoding greedy — so a bad option fails before any test runs;
+    only the weights wait for the first call that needs them."""
+    dev, resolved = _prepare(backend, model, device, cache_dir)
+    dec = decoding or Decoding()
+    check_decoding_strategy(dec.strategy)
     kwargs: dict[str, Any] = {
         "device": dev,
-        "decoding": decoding,
+        "decoding": dec,
         "name": resolved.name,
         "weights_sha256": resolved.weights_sha256,
     }
     if backend == "transformers":
-        from .transformers_backend import TransformersGenerator
+        from .transformers_backend import TransformersGenerator, transformers_identity
 
-        return TransformersGenerator(resolved.folder, **kwargs)
-    from .mlx_backend import MLXGenerator
+        identity = transformers_identity(resolved.name, resolved.weights_sha256, dec, dev)
 
-    return MLXGenerator(resolved.folder, **kwargs)
+        def load(tokenizer: Any) -> LocalBackend:
+            return TransformersGenerator(resolved.folder, tokenizer=tokenizer, **kwargs)
+
+    else:
+        from .mlx_backend import MLXGenerator, mlx_identity
+
+        identity = mlx_identity(resolved.folder, resolved.name, resolved.weights_sha256, dec, dev)
+
+        def load(tokenizer: Any) -> LocalBackend:
+            return MLXGenerator(resolved.folder, tokenizer=tokenizer, **kwargs)
+
+    return LazyGenerator(resolved.folder, identity, load)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import BackendError
-from .base import Capabilities, Decoding, Identity
+from .base import Capabilities, Decoding, Generation, Identity
 from .default_model import (
     ConvertedModel,
     ensure_converted,
@@ -329,6 +329,45 @@ def missing_modules(*modules: str) -> list[str]:
     return missing
 
 
+GENERIC_TOKENIZER = "TokenizersBackend"
+"""The tokenizer class a converted folder's tokenizer_config.json names (transformers >= 5):
+the generic fast tokenizer, which ``AutoTokenizer`` picks for it too."""
+
+
+def load_tokenizer(folder: Path) -> Any:
+    """The model folder's Hugging Face tokenizer, as ``AutoTokenizer`` loads it.
+
+    ``AutoTokenizer`` reads the model config to choose a class, which imports torch (seconds).
+    A folder this package converted from a GGUF (it carries the marker) names the generic
+    fast tokenizer, which is loaded directly: rendering the chat template and counting tokens
+    then import no torch, so a warm run loads nothing heavy. Other folders go through
+    ``AutoTokenizer`` (tests check the two agree on the embedded default model).
+    """
+    prepare_torch_import()
+    try:
+        config = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = None
+    generic = (
+        read_marker(folder) is not None
+        and isinstance(config, dict)
+        and config.get("tokenizer_class") == GENERIC_TOKENIZER
+    )
+    try:  # (no progress bars to silence: quiet_hf_progress would import torch)
+        if generic:
+            from transformers import PreTrainedTokenizerFast
+
+            return PreTrainedTokenizerFast.from_pretrained(str(folder), local_files_only=True)
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        raise BackendError(
+            f"could not load the tokenizer of the model folder {folder}: "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        ) from exc
+
+
 def render_chat_with(tokenizer: Any, messages: list[dict[str, str]]) -> str:
     """The tokenizer's chat template with the generation prompt, as a string."""
     if not getattr(tokenizer, "chat_template", None):
@@ -415,8 +454,8 @@ class LocalModelGenerator:
 def first_divergence(rows: Any, continuation: list[int], margin: float) -> int | None:
     """First position ``t`` where greedy decoding under ``rows`` may not pick
     ``continuation[t]``: its argmax differs, or the best and second-best log-probabilities are
-    closer than ``margin`` (a near tie the teacher-forced numbers cannot settle). ``None`` when
-    every position is a clear win for the realised token."""
+    not more than ``margin`` apart (a near tie the teacher-forced numbers cannot settle).
+    ``None`` when every position is a clear win for the realised token."""
     import numpy as np
 
     arr = np.asarray(rows)
@@ -426,6 +465,29 @@ def first_divergence(rows: Any, continuation: list[int], margin: float) -> int |
         if best != tok:
             return t
         top2 = np.partition(row, -2)[-2:]
-        if float(top2[1] - top2[0]) < margin:
+        if not float(top2[1] - top2[0]) > margin:  # a near tie (NaN counts as one)
             return t
     return None
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    """Length of the longest common prefix of two token lists."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def shared_prefix(encoded: list[list[int]]) -> int:
+    """The token prefix all prompts share, leaving each at least its last token to feed."""
+    shared = min(len(e) - 1 for e in encoded)
+    for e in encoded[1:]:
+        shared = min(shared, common_prefix(encoded[0], e))
+    return max(shared, 0)
+
+
+def generate_tokens(prompt_tokens: int, generation: Generation) -> int:
+    """Tokens a backend's ``generate`` feeds: the prompt, then every output token but the
+    last (which is only predicted)."""
+    return prompt_tokens + max(len(generation.token_ids) - 1, 0)

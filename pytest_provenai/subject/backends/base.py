@@ -29,6 +29,7 @@ class Identity:
     decoding: Decoding
     device: str = "cpu"
     libraries: dict[str, str] = field(default_factory=dict)
+    endpoint: str = ""  # a served model's base URL (the openai backend); "" in-process
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -43,12 +44,22 @@ class Identity:
             "decoding": self.decoding.as_dict(),
         }
 
+    def cache_key(self) -> dict[str, Any]:
+        """What generation and KL cache keys use: :meth:`model_key`, plus the base URL of a
+        served model (two servers of one model id may differ; records leave the URL out so
+        a fleet of servers gives one set of records)."""
+        key = self.model_key()
+        if self.endpoint:
+            key["endpoint"] = self.endpoint
+        return key
+
 
 @dataclass(frozen=True)
 class Capabilities:
     token_ids: bool
     logprobs: bool
     score: bool
+    score_topk: int = 0  # > 0: score rows hold only each position's top-k (served models)
 
 
 @dataclass
@@ -101,10 +112,39 @@ class Generator(Protocol):
 # -- leave-one-resource-out ablation: what a backend's fast path returns ---------------------
 
 TIE_MARGIN = 1e-3
-"""Below this log-probability gap between the best and second-best token, a teacher-forced
-argmax is not trusted to equal what step-by-step greedy decoding would pick (the two compute
-the same logits in different batch shapes, so they differ in the last float bits); the
-ablation fast path regenerates from such a position instead of assuming the token."""
+"""Below this log-probability gap between the best and second-best token, an argmax computed
+any other way than :meth:`Generator.generate` computes it (teacher-forced, batched, a block
+of drafts, another cache layout) is not trusted to equal what ``generate`` would pick: the
+computations agree only up to float rounding. A fast path never decides a token at such a
+near tie: it replays ``generate``'s own computation up to there and takes ``generate``'s
+token."""
+
+FAST_PATH_VERSION = "provenai-fast-path/2"
+"""Version of the backends' fast paths (:meth:`KVAblation.ablation_pass`,
+:meth:`BatchGenerating.generate_many`), stored with every generation they put in the
+generation cache. A cached generation written by another version (or by a release that did
+not record one) is ignored and recomputed. Bump it whenever a fast path changes."""
+
+
+@dataclass
+class DecodeStats:
+    """What a fast path's greedy decoding did: draft tokens proposed, drafts accepted,
+    positions computed in decoding forwards (one per fed token, block padding included), and
+    near ties settled by replaying ``generate``'s own computation (``fallbacks``)."""
+
+    drafted: int = 0
+    accepted: int = 0
+    verified: int = 0
+    fallbacks: int = 0
+
+    def add(self, other: DecodeStats) -> None:
+        self.drafted += other.drafted
+        self.accepted += other.accepted
+        self.verified += other.verified
+        self.fallbacks += other.fallbacks
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
 
 
 @dataclass
@@ -117,13 +157,14 @@ class VariantPass:
     first continuation position where that decoding may leave the realised continuation
     (ablated argmax differs, or a near tie), ``None`` if it never does. ``forward_tokens``:
     tokens fed through the model for this prompt (suffix after the shared prefix, teacher-forced
-    continuation, regenerated steps).
+    continuation, decoding blocks, a fallback generation). ``decode``: what its decoding did.
     """
 
     rows: Any
     generation: Generation
     divergence: int | None
     forward_tokens: int
+    decode: DecodeStats = field(default_factory=DecodeStats)
 
 
 @dataclass
@@ -134,6 +175,23 @@ class AblationPass:
     full_rows: Any
     variants: list[VariantPass]
     forward_tokens: int  # all tokens fed, including the shared full-prompt pass
+
+    @property
+    def decode(self) -> DecodeStats:
+        total = DecodeStats()
+        for v in self.variants:
+            total.add(v.decode)
+        return total
+
+
+@dataclass
+class GenerationBatch:
+    """:meth:`BatchGenerating.generate_many`'s result: one exact greedy generation per prompt
+    (input order), the tokens fed through the model, and what decoding did."""
+
+    generations: list[Generation]
+    forward_tokens: int
+    decode: DecodeStats = field(default_factory=DecodeStats)
 
 
 @runtime_checkable
@@ -148,6 +206,17 @@ class KVAblation(Protocol):
         *,
         margin: float = TIE_MARGIN,
     ) -> AblationPass: ...
+
+
+@runtime_checkable
+class BatchGenerating(Protocol):
+    """A backend that generates for several prompts at once, sharing the KV cache of their
+    common token prefix and decoding them together; every generation identical to
+    :meth:`Generator.generate` of its prompt."""
+
+    def generate_many(
+        self, prompts: list[str], *, margin: float = TIE_MARGIN
+    ) -> GenerationBatch: ...
 
 
 @runtime_checkable

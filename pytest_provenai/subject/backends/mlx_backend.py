@@ -23,16 +23,30 @@ from ...errors import BackendError
 from ._common import (
     LocalModelGenerator,
     check_continuation_ids,
+    common_prefix,
+    first_divergence,
+    generate_tokens,
     library_versions,
     open_model_folder,
     preload_mlx_blas,
     preloaded_mlx_blas,
     prepare_torch_import,
     resolve_device_mlx,
+    shared_prefix,
     stop_token_ids,
 )
-from .base import Decoding, Generation, Identity
+from .base import (
+    TIE_MARGIN,
+    AblationPass,
+    DecodeStats,
+    Decoding,
+    Generation,
+    GenerationBatch,
+    Identity,
+    VariantPass,
+)
 from .default_model import quiet_hf_progress
+from .speculative import Drafter, accept_block
 
 PREFILL_STEP = 2048
 
@@ -41,8 +55,46 @@ def _cache_offset(cache: list[Any]) -> int:
     return int(getattr(cache[0], "offset", -1)) if cache else -1
 
 
+def mlx_identity(
+    folder: Path, name: str, weights_sha256: str, decoding: Decoding, device: str
+) -> Identity:
+    """The identity an :class:`MLXGenerator` reports, known without loading it: floating
+    weights run as float32, mlx-quantised folders as they are."""
+    quant = _quantization(folder)
+    if isinstance(quant, dict) and "bits" in quant:
+        dtype = f"quantized-{quant['bits']}bit"
+    elif quant is not None:
+        dtype = "quantized"
+    else:
+        dtype = "float32"
+    libraries = library_versions("mlx", "mlx-lm")
+    blas = preloaded_mlx_blas()
+    if blas:
+        libraries["blas"] = Path(blas).name
+    return Identity(
+        backend="mlx",
+        name=name,
+        weights_sha256=weights_sha256,
+        dtype=dtype,
+        decoding=decoding,
+        device=device,
+        libraries=libraries,
+    )
+
+
+def _quantization(folder: Path) -> Any:
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BackendError(f"{folder}/config.json is not valid JSON: {exc}") from exc
+    if not isinstance(config, dict):
+        raise BackendError(f"{folder}/config.json is not a JSON object")
+    return config.get("quantization") or config.get("quantization_config")
+
+
 class MLXGenerator(LocalModelGenerator):
-    """A local HF-format model run greedily by mlx-lm."""
+    """A local HF-format model run greedily by mlx-lm. ``tokenizer``: the folder's tokenizer
+    when the caller already loaded it (else mlx-lm's)."""
 
     def __init__(
         self,
@@ -52,6 +104,7 @@ class MLXGenerator(LocalModelGenerator):
         decoding: Decoding | None = None,
         name: str | None = None,
         weights_sha256: str | None = None,
+        tokenizer: Any = None,
     ) -> None:
         preload_mlx_blas()  # before mlx.core loads (opt-in, $PROVENAI_MLX_BLAS)
         prepare_torch_import()  # mlx-lm's tokenizer loading imports transformers (+ torch)
@@ -69,11 +122,7 @@ class MLXGenerator(LocalModelGenerator):
             )
         self.device = resolve_device_mlx(device)
         self._mx_device = mx.cpu if self.device == "cpu" else mx.gpu
-        try:
-            config = json.loads((self.folder / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise BackendError(f"{self.folder}/config.json is not valid JSON: {exc}") from exc
-        quant = config.get("quantization") or config.get("quantization_config")
+        quant = _quantization(self.folder)
         try:
             with quiet_hf_progress(), mx.stream(self._mx_device):
                 loaded = mlx_lm.load(str(self.folder))
@@ -91,28 +140,12 @@ class MLXGenerator(LocalModelGenerator):
             # Shapes are known without evaluating (mlx is lazy): no compute spent here.
             self.vocab_size = int(self.model(mx.array([[0]], dtype=mx.int32)).shape[-1])
         # The HF tokenizer inside mlx-lm's wrapper: same tokenisation as transformers.
-        self.tokenizer: Any = getattr(wrapper, "_tokenizer", wrapper)
+        self.tokenizer: Any = (
+            tokenizer if tokenizer is not None else getattr(wrapper, "_tokenizer", wrapper)
+        )
         self.stop_ids = stop_token_ids(self.folder, self.tokenizer)
         self._use_backbone = True
-        if isinstance(quant, dict) and "bits" in quant:
-            dtype = f"quantized-{quant['bits']}bit"
-        elif quant is not None:
-            dtype = "quantized"
-        else:
-            dtype = "float32"
-        libraries = library_versions("mlx", "mlx-lm")
-        blas = preloaded_mlx_blas()
-        if blas:
-            libraries["blas"] = Path(blas).name
-        self._identity = Identity(
-            backend="mlx",
-            name=name,
-            weights_sha256=weights_sha256,
-            dtype=dtype,
-            decoding=self.decoding,
-            device=self.device,
-            libraries=libraries,
-        )
+        self._identity = mlx_identity(self.folder, name, weights_sha256, self.decoding, self.device)
 
     # ------------------------------------------------------------------ protocol
     # identity, capabilities, render_chat and encode come from LocalModelGenerator
@@ -207,3 +240,281 @@ class MLXGenerator(LocalModelGenerator):
             arr = np.array(lp, dtype=np.float32)
         assert arr.shape == (len(cont), vocab), arr.shape
         return arr
+
+    # ------------------------------------------------------------------ fast paths
+    def _extend(self, cache: list[Any], ids: list[int]) -> None:
+        """Run ``ids`` into ``cache`` without logits (the backbone, where it was usable)."""
+        if not ids:
+            return
+        backbone = getattr(self.model, "model", None) if self._use_backbone else None
+        self._run_chunks(backbone if backbone is not None else self.model, ids, cache)
+
+    def _rows(self, cache: list[Any], ids: list[int], n: int) -> Any:
+        """Feed ``ids`` into ``cache``; numpy float32 log-softmax rows of the last ``n``."""
+        import mlx.core as mx
+        import numpy as np
+
+        logits = self.model(mx.array([ids], dtype=mx.int32), cache=cache)[0]
+        rows = logits[-n:].astype(mx.float32)
+        lp = rows - mx.logsumexp(rows, axis=-1, keepdims=True)
+        mx.eval(lp)
+        return np.array(lp, dtype=np.float32)
+
+    def _cache_at(self, cache: list[Any], tokens: list[int], length: int) -> list[Any]:
+        """``cache`` (which holds a prefix of ``tokens``) shortened to ``length`` positions:
+        trimmed in place (mlx-lm's trimmable caches), or rebuilt where a layer cannot trim."""
+        from mlx_lm.models.cache import can_trim_prompt_cache, trim_prompt_cache
+
+        offset = _cache_offset(cache)
+        if offset <= length:
+            return cache
+        if can_trim_prompt_cache(cache):
+            trim_prompt_cache(cache, offset - length)
+            return cache
+        return self._prefilled_cache(tokens[:length])
+
+    def ablation_pass(
+        self,
+        prompt: str,
+        variants: list[str],
+        continuation: list[int],
+        *,
+        margin: float = TIE_MARGIN,
+    ) -> AblationPass:
+        """Leave-one-out ablation with prefix KV reuse; the same contract and the same steps
+        as the transformers backend's ``ablation_pass``: one pass over the full prompt +
+        realised output, then per variant (in order of decreasing shared prefix) the cache
+        trimmed back to the prefix it shares with the prompt and only the rest fed, the same
+        divergence test, and a divergent variant decoded right there from its divergent
+        position by speculative re-alignment (one variant at a time: the next variant trims
+        the cache back below everything decoded). A near tie is settled by replaying
+        ``generate``'s computation up to it."""
+        import mlx.core as mx
+        import numpy as np
+
+        cont = check_continuation_ids(continuation, self.vocab_size)
+        if not cont:
+            raise ValueError("ablation_pass needs a non-empty continuation")
+        max_new = int(self.decoding.max_new_tokens)
+        full_ids = self.encode(prompt)
+        n_cont = len(cont)
+        out: list[VariantPass | None] = [None] * len(variants)
+        total = len(full_ids) + n_cont - 1
+        with mx.stream(self._mx_device):
+            cache = self._prefilled_cache(full_ids[:-1])
+            full_rows = self._rows(cache, full_ids[-1:] + cont[:-1], n_cont)
+            tokens = full_ids + cont[:-1]
+            encoded = [self.encode(v) for v in variants]
+            shared = [min(common_prefix(full_ids, ids), len(ids) - 1) for ids in encoded]
+            for j in sorted(range(len(variants)), key=lambda j: -shared[j]):
+                ids, keep = encoded[j], shared[j]
+                cache = self._cache_at(cache, tokens, keep)
+                self._extend(cache, ids[keep:-1])
+                rows = self._rows(cache, ids[-1:] + cont[:-1], n_cont)
+                tokens = ids + cont[:-1]
+                used = len(ids) - keep + n_cont - 1
+                stats = DecodeStats()
+                div = first_divergence(rows, cont, margin)
+                generation: Generation | None
+                if div is None:
+                    generation = Generation(
+                        text=self.decode(cont),
+                        token_ids=list(cont),
+                        logprobs=[float(rows[t, tok]) for t, tok in enumerate(cont)],
+                        finish_reason="stop" if cont[-1] in self.stop_ids else "length",
+                    )
+                else:
+                    history = ids + cont[:div]
+                    cache = self._cache_at(cache, tokens, len(history) - 1)
+                    generation, stats, fed = self._decode_settled(
+                        cache,
+                        ids,
+                        forced=cont[:div],
+                        lead=[float(rows[t, tok]) for t, tok in enumerate(cont[:div])],
+                        drafter=Drafter(ids, cont),
+                        hint=[int(np.argmax(rows[div]))],
+                        max_new=max_new,
+                        margin=margin,
+                    )
+                    used += fed
+                    tokens = history[:-1]  # what the cache is known to hold below the decoding
+                out[j] = VariantPass(
+                    rows=rows,
+                    generation=generation,
+                    divergence=div,
+                    forward_tokens=used,
+                    decode=stats,
+                )
+                total += used
+        variants_out = [v for v in out if v is not None]
+        assert len(variants_out) == len(variants)
+        return AblationPass(full_rows=full_rows, variants=variants_out, forward_tokens=total)
+
+    def generate_many(self, prompts: list[str], *, margin: float = TIE_MARGIN) -> GenerationBatch:
+        """Greedy generations of several prompts, each identical to :meth:`generate` of it:
+        the common token prefix is run once, each prompt feeds only the rest (the cache
+        trimmed back in between) and is decoded by speculative re-alignment (prompt lookup);
+        a near tie is settled by replaying ``generate``'s computation up to it."""
+        import mlx.core as mx
+
+        if not prompts:
+            return GenerationBatch(generations=[], forward_tokens=0)
+        max_new = int(self.decoding.max_new_tokens)
+        encoded = [self.encode(p) for p in prompts]
+        if max_new <= 0 or len(prompts) == 1 or min(len(e) for e in encoded) < 2:
+            plain = [self.generate(p) for p in prompts]
+            fed = sum(generate_tokens(len(e), g) for e, g in zip(encoded, plain, strict=True))
+            return GenerationBatch(generations=plain, forward_tokens=fed)
+        shared = shared_prefix(encoded)
+        total = shared
+        stats = DecodeStats()
+        gens: list[Generation] = []
+        with mx.stream(self._mx_device):
+            cache = self._prefilled_cache(encoded[0][:shared])
+            tokens = encoded[0][:shared]
+            for ids in encoded:
+                cache = self._cache_at(cache, tokens, shared)
+                self._extend(cache, ids[shared:-1])
+                total += len(ids) - 1 - shared
+                tokens = ids[:-1]
+                generation, one, fed = self._decode_settled(
+                    cache,
+                    ids,
+                    forced=[],
+                    lead=[],
+                    drafter=Drafter(ids),
+                    hint=[],
+                    max_new=max_new,
+                    margin=margin,
+                )
+                total += fed
+                stats.add(one)
+                gens.append(generation)
+        return GenerationBatch(generations=gens, forward_tokens=total, decode=stats)
+
+    def _decode_settled(
+        self,
+        cache: list[Any],
+        prompt_ids: list[int],
+        *,
+        forced: list[int],
+        lead: list[float],
+        drafter: Drafter,
+        hint: list[int],
+        max_new: int,
+        margin: float,
+    ) -> tuple[Generation, DecodeStats, int]:
+        """:meth:`_decode_one` from ``cache`` (the prompt + ``forced[:-1]``); at a near tie the
+        token is settled by :meth:`_replay` (``generate``'s own computation) and decoding goes
+        on in the replayed cache, as often as ties come. Returns the generation, what decoding
+        did and the tokens fed."""
+        stats = DecodeStats()
+        fed = 0
+        feed = (prompt_ids + forced)[-1]
+        while True:
+            generation, tokens, logprobs, one = self._decode_one(
+                cache,
+                forced=forced,
+                lead=lead,
+                feed=feed,
+                drafter=drafter,
+                hint=hint,
+                max_new=max_new,
+                margin=margin,
+            )
+            stats.add(one)
+            fed += one.verified
+            if generation is not None:
+                return generation, stats, fed
+            tok, logprob, cache = self._replay(prompt_ids, tokens)
+            stats.fallbacks += 1
+            fed += len(prompt_ids) + len(tokens)
+            forced, lead, feed, hint = [*tokens, tok], [*logprobs, logprob], tok, []
+            if tok in self.stop_ids or len(forced) >= max_new:
+                finish = "stop" if tok in self.stop_ids else "length"
+                return Generation(self.decode(forced), forced, lead, finish), stats, fed
+
+    def _replay(self, prompt_ids: list[int], decided: list[int]) -> tuple[int, float, list[Any]]:
+        """The next greedy token after ``decided`` exactly as :meth:`generate` computes it (the
+        same prefill, the decided tokens fed one per step with the same calls and
+        evaluations), so a near tie is settled the way ``generate`` settles it. Returns the
+        token, its log-probability and the cache (prompt + ``decided``)."""
+        import mlx.core as mx
+
+        cache = self._prefilled_cache(prompt_ids[:-1])
+        logits = self.model(mx.array([prompt_ids[-1:]], dtype=mx.int32), cache=cache)[0, -1]
+        for tok in [*decided, None]:
+            logits = logits.astype(mx.float32)
+            lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
+            tok_arr = mx.argmax(lp, axis=-1)
+            mx.eval(tok_arr, lp)
+            if tok is None:
+                best = int(cast(Any, tok_arr.item()))
+                return best, float(lp[best].item()), cache
+            logits = self.model(mx.array([[tok]], dtype=mx.int32), cache=cache)[0, -1]
+        raise AssertionError("unreachable")
+
+    def _decode_one(
+        self,
+        cache: list[Any],
+        *,
+        forced: list[int],
+        lead: list[float],
+        feed: int,
+        drafter: Drafter,
+        hint: list[int],
+        max_new: int,
+        margin: float,
+    ) -> tuple[Generation | None, list[int], list[float], DecodeStats]:
+        """Greedy decoding resuming after the known output prefix ``forced`` (``cache`` holds
+        the prompt + ``forced[:-1]``; ``feed`` is the next token to feed), by speculative
+        re-alignment: each step feeds ``feed`` plus a block of drafts, keeps what
+        :func:`~.speculative.accept_block` accepts and trims the rest off the cache. At a near
+        tie the generation is ``None``, with the tokens decided before it."""
+        import mlx.core as mx
+        import numpy as np
+        from mlx_lm.models.cache import can_trim_prompt_cache
+
+        tokens, logprobs = list(forced), list(lead)
+        stats = DecodeStats()
+        finish = "length"
+        # rejected drafts are trimmed off the cache: a cache that cannot trim decodes plainly
+        speculate = can_trim_prompt_cache(cache)
+        while len(tokens) < max_new:
+            limit = max_new - len(tokens) - 1 if speculate else 0
+            drafts = drafter.propose(tokens, limit, hint)
+            hint = []
+            block = [feed, *drafts]
+            logits = self.model(mx.array([block], dtype=mx.int32), cache=cache)[0]
+            rows = logits.astype(mx.float32)
+            lp = rows - mx.logsumexp(rows, axis=-1, keepdims=True)
+            mx.eval(lp)
+            arr = np.array(lp, dtype=np.float32)
+            top2 = np.partition(arr, -2, axis=-1)[:, -2:]
+            gaps = (top2[:, 1] - top2[:, 0]).tolist()
+            accepted, nxt = accept_block(arr.argmax(axis=-1).tolist(), gaps, drafts, margin)
+            stats.drafted += len(drafts)
+            stats.verified += len(block)
+            stats.accepted += accepted
+            drafter.update(len(drafts), accepted)
+            ended = False
+            for i, tok in enumerate([*drafts[:accepted], *([] if nxt is None else [nxt])]):
+                tokens.append(tok)
+                logprobs.append(float(arr[i, tok]))
+                if tok in self.stop_ids:
+                    finish = "stop"
+                    ended = True
+                    break
+                if len(tokens) >= max_new:
+                    ended = True
+                    break
+            if ended:
+                break
+            if nxt is None:
+                return None, tokens, logprobs, stats
+            cache = self._cache_at(cache, [], _cache_offset(cache) - (len(block) - 1 - accepted))
+            feed = nxt  # (nothing to trim when nothing was drafted: the cache is never rebuilt)
+        generation = Generation(
+            text=self.decode(tokens), token_ids=tokens, logprobs=logprobs, finish_reason=finish
+        )
+        return generation, tokens, logprobs, stats

@@ -19,24 +19,41 @@ Conventions (shared with the mlx backend):
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import inspect
 import os
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import BackendError
 from ._common import (
     LocalModelGenerator,
     check_continuation_ids,
+    common_prefix,
     first_divergence,
+    generate_tokens,
     library_versions,
+    load_tokenizer,
     open_model_folder,
     prepare_torch_import,
     resolve_device_torch,
+    shared_prefix,
     stop_token_ids,
 )
-from .base import TIE_MARGIN, AblationPass, Decoding, Generation, Identity, VariantPass
+from .base import (
+    TIE_MARGIN,
+    AblationPass,
+    DecodeStats,
+    Decoding,
+    Generation,
+    GenerationBatch,
+    Identity,
+    VariantPass,
+)
 from .default_model import quiet_hf_progress
+from .speculative import Drafter, accept_block, block_width
 
 THREADS_ENV = "PROVENAI_NUM_THREADS"
 
@@ -87,8 +104,26 @@ def configure_torch_threads() -> int | None:
     return n
 
 
+def transformers_identity(
+    name: str, weights_sha256: str, decoding: Decoding, device: str
+) -> Identity:
+    """The identity a :class:`TransformersGenerator` reports, known without loading it."""
+    return Identity(
+        backend="transformers",
+        name=name,
+        weights_sha256=weights_sha256,
+        dtype="float32",
+        decoding=decoding,
+        device=device,
+        libraries=library_versions("torch", "transformers"),
+    )
+
+
 class TransformersGenerator(LocalModelGenerator):
-    """A local HF-format model run greedily by transformers/torch in float32."""
+    """A local HF-format model run greedily by transformers/torch in float32.
+
+    ``tokenizer``: the folder's tokenizer when the caller already loaded it
+    (:func:`~._common.load_tokenizer`); loaded here otherwise."""
 
     def __init__(
         self,
@@ -98,6 +133,7 @@ class TransformersGenerator(LocalModelGenerator):
         decoding: Decoding | None = None,
         name: str | None = None,
         weights_sha256: str | None = None,
+        tokenizer: Any = None,
     ) -> None:
         prepare_torch_import()
         import torch
@@ -110,11 +146,9 @@ class TransformersGenerator(LocalModelGenerator):
         self.device = resolve_device_torch(device)
         if self.device == "cpu":
             configure_torch_threads()
+        self.tokenizer: Any = tokenizer if tokenizer is not None else load_tokenizer(self.folder)
         try:
             with quiet_hf_progress():
-                self.tokenizer: Any = tf.AutoTokenizer.from_pretrained(
-                    str(self.folder), local_files_only=True
-                )
                 model: Any = tf.AutoModelForCausalLM.from_pretrained(
                     str(self.folder), dtype=torch.float32, local_files_only=True
                 )
@@ -131,15 +165,7 @@ class TransformersGenerator(LocalModelGenerator):
         params = inspect.signature(self.model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
         self.stop_ids = stop_token_ids(self.folder, self.tokenizer)
-        self._identity = Identity(
-            backend="transformers",
-            name=name,
-            weights_sha256=weights_sha256,
-            dtype="float32",
-            decoding=self.decoding,
-            device=self.device,
-            libraries=library_versions("torch", "transformers"),
-        )
+        self._identity = transformers_identity(name, weights_sha256, self.decoding, self.device)
 
     # ------------------------------------------------------------------ protocol
     # identity, capabilities, render_chat and encode come from LocalModelGenerator
@@ -246,11 +272,12 @@ class TransformersGenerator(LocalModelGenerator):
            teacher-forced argmax equals the realised token by more than ``margin``, greedy
            decoding of the variant *is* the continuation (same tokens, same stop) and nothing
            is regenerated. Otherwise the cache up to the first such position is kept aside.
-        3. The variants that diverged are decoded greedily *together*, one batched step at a
-           time (left-padded caches, explicit positions), from their divergent positions:
-           decoding is bound by reading the weights, so a step for all of them costs little
-           more than a step for one. A near tie (top-two gap below ``margin``) in the batch is
-           not trusted: that variant is decoded again on its own from its divergent position.
+        3. The variants that diverged are decoded together from their divergent positions by
+           speculative re-alignment (:meth:`_decode_speculative`): drafts from the realised
+           continuation and the variant's own prompt, checked a block per forward pass, a
+           token taken only where it wins by more than ``margin``. Where a variant meets a near
+           tie, ``generate``'s own computation is replayed up to there to settle it
+           (:meth:`_settle`, counted in ``decode.fallbacks``) and the decoding goes on.
         """
         import numpy as np
         import torch
@@ -271,6 +298,7 @@ class TransformersGenerator(LocalModelGenerator):
         gen_of: list[Generation | None] = [None] * len(variants)
         div_of: list[int | None] = [None] * len(variants)
         used_of = [0] * len(variants)
+        stats_of = [DecodeStats() for _ in variants]
         pending: list[_Pending] = []
         total = 0
         with torch.inference_mode():
@@ -284,7 +312,7 @@ class TransformersGenerator(LocalModelGenerator):
             full_rows = log_rows(out.logits[0, -n_cont:])
 
             encoded = [self.encode(v) for v in variants]
-            shared = [min(_common_prefix(full_ids, ids), len(ids) - 1) for ids in encoded]
+            shared = [min(common_prefix(full_ids, ids), len(ids) - 1) for ids in encoded]
             for j in sorted(range(len(variants)), key=lambda j: -shared[j]):
                 ids, keep = encoded[j], shared[j]
                 _crop_to(cache, keep)
@@ -301,7 +329,7 @@ class TransformersGenerator(LocalModelGenerator):
                 div = div_of[j] = first_divergence(rows, cont, margin)
                 if div is None:
                     gen_of[j] = Generation(
-                        text=str(self.tokenizer.decode(cont, skip_special_tokens=True)),
+                        text=self.decode(cont),
                         token_ids=list(cont),
                         logprobs=[float(rows[t, tok]) for t, tok in enumerate(cont)],
                         finish_reason="stop" if cont[-1] in self.stop_ids else "length",
@@ -316,35 +344,176 @@ class TransformersGenerator(LocalModelGenerator):
                             lead=[float(rows[t, tok]) for t, tok in enumerate(cont[:div])],
                             kv=_kv_prefix(cache, len(history) - 1),
                             feed=history[-1],
+                            drafter=Drafter(ids, cont),
+                            hint=[int(np.argmax(rows[div]))],
                         )
                     )
             del cache
-            for item, (generation, fed) in zip(
-                pending, self._decode_batch(pending, max_new, margin), strict=True
-            ):
-                gen_of[item.index] = generation
-                used_of[item.index] += fed
+            decoded = self._decode_speculative(pending, max_new, margin)
+            for item, result in zip(pending, decoded, strict=True):
+                j = item.index
+                gen_of[j], stats_of[j], fed = self._settle(item, result, max_new, margin)
+                used_of[j] += fed
         total += sum(used_of)
         variants_out = []
         for j in range(len(variants)):
-            decoded = gen_of[j]
-            assert decoded is not None
+            decoded_j = gen_of[j]
+            assert decoded_j is not None
             variants_out.append(
                 VariantPass(
                     rows=rows_of[j],
-                    generation=decoded,
+                    generation=decoded_j,
                     divergence=div_of[j],
                     forward_tokens=used_of[j],
+                    decode=stats_of[j],
                 )
             )
         return AblationPass(full_rows=full_rows, variants=variants_out, forward_tokens=total)
 
-    def _decode_batch(
+    def generate_many(self, prompts: list[str], *, margin: float = TIE_MARGIN) -> GenerationBatch:
+        """Greedy generations of several prompts, each identical to :meth:`generate` of it.
+
+        The common token prefix of all prompts is run once; each prompt then feeds only the
+        rest (the cache cropped back to the prefix in between), and all are decoded together
+        by speculative re-alignment (drafts by prompt lookup), a token taken only where it
+        wins by more than ``margin``; a near tie is settled by replaying ``generate``'s own
+        computation up to it (:meth:`_settle`).
+        """
+        import torch
+
+        if not prompts:
+            return GenerationBatch(generations=[], forward_tokens=0)
+        max_new = int(self.decoding.max_new_tokens)
+        encoded = [self.encode(p) for p in prompts]
+        if max_new <= 0 or len(prompts) == 1 or min(len(e) for e in encoded) < 2:
+            plain = [self.generate(p) for p in prompts]
+            fed = sum(generate_tokens(len(e), g) for e, g in zip(encoded, plain, strict=True))
+            return GenerationBatch(generations=plain, forward_tokens=fed)
+        dev = self._torch_device
+        shared = shared_prefix(encoded)
+        total = shared
+        pending: list[_Pending] = []
+        with torch.inference_mode():
+            cache: Any = None
+            if shared:
+                out = self._forward(
+                    torch.tensor([encoded[0][:shared]], dtype=torch.long, device=dev),
+                    keep=1,
+                    cache=True,
+                )
+                cache = self._cache_of(out)
+            for j, ids in enumerate(encoded):
+                rest = ids[shared:-1]
+                if rest:
+                    if cache is not None:
+                        _crop_to(cache, shared)
+                    out = self.model(
+                        input_ids=torch.tensor([rest], dtype=torch.long, device=dev),
+                        use_cache=True,
+                        logits_to_keep=1,
+                        **({self._cache_kw: cache} if cache is not None else {}),
+                    )
+                    cache = self._cache_of(out)
+                    total += len(rest)
+                pending.append(
+                    _Pending(
+                        index=j,
+                        prompt_ids=ids,
+                        forced=[],
+                        lead=[],
+                        kv=_kv_prefix(cache, len(ids) - 1),
+                        feed=ids[-1],
+                        drafter=Drafter(ids),
+                    )
+                )
+            del cache
+            decoded = self._decode_speculative(pending, max_new, margin)
+            gens: list[Generation] = []
+            stats = DecodeStats()
+            for item, result in zip(pending, decoded, strict=True):
+                generation, one, fed = self._settle(item, result, max_new, margin)
+                stats.add(one)
+                total += fed
+                gens.append(generation)
+        return GenerationBatch(generations=gens, forward_tokens=total, decode=stats)
+
+    def _settle(
+        self, item: _Pending, result: _Decoded, max_new: int, margin: float
+    ) -> tuple[Generation, DecodeStats, int]:
+        """``result``'s generation; where the decoding stopped at a near tie, the token there
+        is decided by :meth:`_replay` (``generate``'s own computation) and the decoding goes
+        on from it, as often as ties come. Returns the generation, what decoding did and the
+        tokens fed."""
+        stats = DecodeStats()
+        stats.add(result.stats)
+        fed = result.stats.verified
+        while result.generation is None:
+            decided, lead = result.tokens, result.logprobs
+            tok, logprob, past = self._replay(item.prompt_ids, decided)
+            stats.fallbacks += 1
+            fed += len(item.prompt_ids) + len(decided)
+            tokens, logprobs = [*decided, tok], [*lead, logprob]
+            if tok in self.stop_ids or len(tokens) >= max_new:
+                finish = "stop" if tok in self.stop_ids else "length"
+                generation = Generation(self.decode(tokens), tokens, logprobs, finish)
+                return generation, stats, fed
+            resume = _Pending(
+                index=item.index,
+                prompt_ids=item.prompt_ids,
+                forced=tokens,
+                lead=logprobs,
+                kv=_kv_prefix(past, len(item.prompt_ids) + len(decided)),
+                feed=tok,
+                drafter=item.drafter,
+            )
+            del past
+            result = self._decode_speculative([resume], max_new, margin)[0]
+            stats.add(result.stats)
+            fed += result.stats.verified
+        return result.generation, stats, fed
+
+    def _replay(self, prompt_ids: list[int], decided: list[int]) -> tuple[int, float, Any]:
+        """The next greedy token after ``decided`` exactly as :meth:`generate` computes it: the
+        same prefill of the prompt in one pass, then the decided tokens fed one per step with
+        the same calls, so the logits are ``generate``'s to the last bit and a near tie is
+        settled the way ``generate`` settles it. Returns the token, its log-probability and
+        the cache (prompt + ``decided``)."""
+        import torch
+
+        dev = self._torch_device
+        out = self._forward(
+            torch.tensor([prompt_ids], dtype=torch.long, device=dev), keep=1, cache=True
+        )
+        past = self._cache_of(out)
+        logits = out.logits[0, -1]
+        for tok in decided:
+            out = self.model(
+                input_ids=torch.tensor([[tok]], dtype=torch.long, device=dev),
+                use_cache=True,
+                **{self._cache_kw: past},
+            )
+            past = self._cache_of(out)
+            logits = out.logits[0, -1]
+        lp = torch.log_softmax(logits.to(torch.float32), dim=-1)
+        tok = int(torch.argmax(lp).item())
+        return tok, float(lp[tok].item()), past
+
+    def _decode_speculative(
         self, items: list[_Pending], max_new: int, margin: float
-    ) -> list[tuple[Generation, int]]:
+    ) -> list[_Decoded]:
         """Greedy decoding of several prompts at once, each resuming after its known output
-        prefix ``forced`` from its own saved KV prefix (see :meth:`ablation_pass`). Returns, in
-        ``items`` order, each generation and the tokens fed for it."""
+        prefix ``forced`` from its own saved KV prefix, by speculative re-alignment.
+
+        Each step feeds every active prompt its last token plus a block of draft tokens
+        (:class:`~.speculative.Drafter`; the width from :func:`~.speculative.block_width`,
+        shorter drafts padded) in one forward pass over left-padded caches with explicit
+        positions, and keeps what :func:`~.speculative.accept_block` accepts: drafts that are
+        the argmax by more than ``margin``, then that position's clear argmax. The cache
+        columns of rejected drafts and padding stay behind as holes the attention mask hides.
+        A prompt whose next
+        token is a near tie leaves the batch undecided (``generation=None``). The KV cache
+        grows in place (:func:`_growing_cache`) instead of being copied every step.
+        """
         import torch
 
         if not items:
@@ -360,131 +529,107 @@ class TransformersGenerator(LocalModelGenerator):
                 keys.append(torch.nn.functional.pad(k, (0, 0, pad, 0)))
                 values.append(torch.nn.functional.pad(v, (0, 0, pad, 0)))
             layers.append((torch.cat(keys), torch.cat(values)))
-        cache = _cache_from(layers)
+        cache = _growing_cache(layers)
+        del layers
         mask = torch.zeros((len(items), width), dtype=torch.long, device=dev)
         for b, it in enumerate(items):
             mask[b, width - it.kv_len :] = 1
         tokens = [list(it.forced) for it in items]
         logprobs: list[list[float]] = [list(it.lead) for it in items]
-        fed = [0] * len(items)
+        stats = [DecodeStats() for _ in items]
         finish = ["length"] * len(items)
-        retry: list[int] = []
+        undecided: set[int] = set()
+        feed = [it.feed for it in items]
+        pos = [it.kv_len for it in items]
+        hints = [list(it.hint) for it in items]
         active = [b for b, it in enumerate(items) if len(it.forced) < max_new]
-        feed = [items[b].feed for b in active]
-        pos = [items[b].kv_len for b in active]
         with torch.inference_mode():
             while active:
+                drafts = []
+                for b in active:
+                    limit = max_new - len(tokens[b]) - 1
+                    drafts.append(items[b].drafter.propose(tokens[b], limit, hints[b]))
+                    hints[b] = []
+                block = block_width(drafts, [items[b].drafter.acceptance for b in active])
+                drafts = [d[: block - 1] for d in drafts]
+                ids = [
+                    [feed[b], *d] + [feed[b]] * (block - 1 - len(d))
+                    for b, d in zip(active, drafts, strict=True)
+                ]
+                positions = [[pos[b] + i for i in range(block)] for b in active]
                 mask = torch.cat(
-                    [mask, torch.ones((len(active), 1), dtype=torch.long, device=dev)], dim=1
+                    [mask, torch.ones((len(active), block), dtype=torch.long, device=dev)], dim=1
                 )
-                out = self.model(
-                    input_ids=torch.tensor([[t] for t in feed], dtype=torch.long, device=dev),
-                    attention_mask=mask,
-                    position_ids=torch.tensor([[p] for p in pos], dtype=torch.long, device=dev),
-                    use_cache=True,
-                    **{self._cache_kw: cache},
-                )
+                with _sdpa_gqa(block > 1):
+                    out = self.model(
+                        input_ids=torch.tensor(ids, dtype=torch.long, device=dev),
+                        attention_mask=mask,
+                        position_ids=torch.tensor(positions, dtype=torch.long, device=dev),
+                        use_cache=True,
+                        logits_to_keep=block,
+                        **{self._cache_kw: cache},
+                    )
                 cache = self._cache_of(out)
-                lp = torch.log_softmax(out.logits[:, -1].to(torch.float32), dim=-1)
+                lp = torch.log_softmax(out.logits[:, -block:].to(torch.float32), dim=-1)
                 top = torch.topk(lp, 2, dim=-1)
+                best = top.values[..., 0].cpu().tolist()
+                gaps = (top.values[..., 0] - top.values[..., 1]).cpu().tolist()
+                argmax = top.indices[..., 0].cpu().tolist()
+                width = mask.shape[1]
                 keep_rows: list[int] = []
-                for row, b in enumerate(active):
-                    fed[b] += 1
-                    best, second = float(top.values[row, 0]), float(top.values[row, 1])
-                    if best - second < margin:  # a near tie: decode this one alone
-                        retry.append(b)
+                for row, (b, d) in enumerate(zip(active, drafts, strict=True)):
+                    n = len(d) + 1
+                    stats[b].drafted += len(d)
+                    stats[b].verified += block
+                    accepted, nxt = accept_block(argmax[row][:n], gaps[row][:n], d, margin)
+                    stats[b].accepted += accepted
+                    items[b].drafter.update(len(d), accepted)
+                    ended = False
+                    for i, tok in enumerate([*d[:accepted], *([] if nxt is None else [nxt])]):
+                        tokens[b].append(tok)
+                        logprobs[b].append(float(best[row][i]))
+                        if tok in self.stop_ids:
+                            finish[b] = "stop"
+                            ended = True
+                            break
+                        if len(tokens[b]) >= max_new:
+                            ended = True
+                            break
+                    if ended:
                         continue
-                    tok = int(top.indices[row, 0])
-                    tokens[b].append(tok)
-                    logprobs[b].append(best)
-                    if tok in self.stop_ids:
-                        finish[b] = "stop"
-                    elif len(tokens[b]) < max_new:
-                        keep_rows.append(row)
-                if len(keep_rows) < len(active):
+                    if nxt is None:
+                        undecided.add(b)
+                        continue
+                    if accepted + 1 < block:  # rejected drafts and padding: holes
+                        mask[row, width - block + accepted + 1 :] = 0
+                    feed[b] = nxt
+                    pos[b] += accepted + 1
+                    keep_rows.append(row)
+                if keep_rows and len(keep_rows) < len(active):
                     index = torch.tensor(keep_rows, dtype=torch.long, device=dev)
                     cache.batch_select_indices(index)
                     mask = mask[index]
-                feed = [tokens[active[r]][-1] for r in keep_rows]
-                pos = [pos[r] + 1 for r in keep_rows]
                 active = [active[r] for r in keep_rows]
         del cache
-        results: list[tuple[Generation, int]] = []
-        for b, it in enumerate(items):
-            if b in retry:
-                alone = _cache_from(it.kv)
-                generation, steps = self._decode_from(
-                    alone, it.prompt_ids, it.forced, it.lead, max_new
+        results = []
+        for b in range(len(items)):
+            generation = None
+            if b not in undecided:
+                generation = Generation(
+                    text=self.decode(tokens[b]),
+                    token_ids=tokens[b],
+                    logprobs=logprobs[b],
+                    finish_reason=finish[b],
                 )
-                results.append((generation, fed[b] + steps))
-                continue
-            text = self.tokenizer.decode(tokens[b], skip_special_tokens=True)
-            results.append(
-                (
-                    Generation(
-                        text=str(text),
-                        token_ids=tokens[b],
-                        logprobs=logprobs[b],
-                        finish_reason=finish[b],
-                    ),
-                    fed[b],
-                )
-            )
+            results.append(_Decoded(generation, stats[b], tokens[b], logprobs[b]))
         return results
-
-    def _decode_from(
-        self,
-        cache: Any,
-        prompt_ids: list[int],
-        forced: list[int],
-        lead: list[float],
-        max_new: int,
-    ) -> tuple[Generation, int]:
-        """Greedy decoding of ``prompt_ids`` whose first ``len(forced)`` output tokens are
-        known, reusing ``cache`` (which holds at least ``prompt_ids + forced[:-1]``). The last
-        known position is re-fed one token at a time, so every chosen token comes from the same
-        single-step computation :meth:`generate` uses. Returns the generation and the number of
-        tokens fed."""
-        import torch
-
-        dev = self._torch_device
-        history = prompt_ids + forced
-        _crop_to(cache, len(history) - 1)
-        token_ids = list(forced)
-        logprobs: list[float] = []
-        feed = history[-1]
-        fed = 0
-        finish = "length"
-        while len(token_ids) < max_new:
-            out = self.model(
-                input_ids=torch.tensor([[feed]], dtype=torch.long, device=dev),
-                use_cache=True,
-                **{self._cache_kw: cache},
-            )
-            fed += 1
-            cache = self._cache_of(out)
-            lp = torch.log_softmax(out.logits[0, -1].to(torch.float32), dim=-1)
-            tok = int(torch.argmax(lp).item())
-            token_ids.append(tok)
-            logprobs.append(float(lp[tok].item()))
-            if tok in self.stop_ids:
-                finish = "stop"
-                break
-            feed = tok
-        text = self.tokenizer.decode(token_ids, skip_special_tokens=True)
-        return (
-            Generation(
-                text=str(text), token_ids=token_ids, logprobs=lead + logprobs, finish_reason=finish
-            ),
-            fed,
-        )
 
 
 @dataclass
 class _Pending:
-    """A variant whose greedy decoding leaves the realised output at ``len(forced)``: its
-    prompt, the known output prefix (with its teacher-forced logprobs ``lead``), a copy of its
-    KV cache for ``prompt_ids + forced[:-1]`` and the token to feed next."""
+    """A prompt to decode from a known state: the output prefix ``forced`` (with its
+    teacher-forced logprobs ``lead``), a copy of the KV cache for ``prompt_ids + forced[:-1]``,
+    the token to feed next, its drafter and the drafts that lead its first block."""
 
     index: int
     prompt_ids: list[int]
@@ -492,10 +637,23 @@ class _Pending:
     lead: list[float]
     kv: list[tuple[Any, Any]]
     feed: int
+    drafter: Drafter
+    hint: list[int] = field(default_factory=list)
 
     @property
     def kv_len(self) -> int:
         return int(self.kv[0][0].shape[-2]) if self.kv else 0
+
+
+@dataclass
+class _Decoded:
+    """A decoded prompt (``generation`` None: it met a near tie after the decided ``tokens``,
+    with their ``logprobs``) and what decoding did."""
+
+    generation: Generation | None
+    stats: DecodeStats
+    tokens: list[int]
+    logprobs: list[float]
 
 
 def _kv_prefix(cache: Any, length: int) -> list[tuple[Any, Any]]:
@@ -516,12 +674,114 @@ def _cache_from(layers: list[tuple[Any, Any]]) -> Any:
     return cache
 
 
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+SDPA_GQA_ENV = "TRANSFORMERS_SDPA_FORCE_GQA"
+
+
+@contextlib.contextmanager
+def _sdpa_gqa(on: bool) -> Iterator[None]:
+    """Let SDPA attend grouped KV heads directly (``enable_gqa``) for a masked block of
+    several positions, where transformers would otherwise copy every layer's keys and values
+    once per query head group (``repeat_kv``): on a CPU with a batch of 2,000-token caches
+    that copy costs more than the block's compute (measured 2.3x per block of 4-8 tokens).
+    Only the fast paths' decoding uses it (the margin rule absorbs the different rounding);
+    an explicit ``$TRANSFORMERS_SDPA_FORCE_GQA`` is left alone."""
+    if not on or SDPA_GQA_ENV in os.environ:
+        yield
+        return
+    os.environ[SDPA_GQA_ENV] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop(SDPA_GQA_ENV, None)
+
+
+GROW_STEP = 256
+"""Spare positions a growing KV layer allocates beyond what it holds."""
+
+
+@functools.cache
+def _growing_layer() -> type[Any]:
+    """A transformers ``DynamicLayer`` that appends into spare capacity in place.
+
+    ``DynamicLayer.update`` concatenates: every decoding step copies the whole cache, which
+    on a CPU costs more than the step's own compute once a batch holds a few 2,000-token
+    prompts. This layer keeps a buffer with room to spare; ``keys``/``values`` are views of
+    its filled part. Used only where a computation's float rounding may differ from
+    ``generate``'s (the margin rule decides), never by ``generate`` or ``score``."""
+    from transformers.cache_utils import DynamicLayer
+
+    class GrowingLayer(DynamicLayer):  # type: ignore[no-untyped-call]
+        def lazy_initialization(self, key_states: Any, value_states: Any) -> None:
+            super().lazy_initialization(key_states, value_states)
+            self._kbuf: Any = None
+            self._vbuf: Any = None
+            self._filled = 0
+
+        def _reserve(self, key_states: Any, value_states: Any, need: int) -> None:
+            buf = self._kbuf
+            if buf is not None and buf.shape[-2] >= need and buf.shape[0] == key_states.shape[0]:
+                return
+            import torch
+
+            cap = need + max(GROW_STEP, self._filled // 2)
+            shape = (*key_states.shape[:-2], cap, key_states.shape[-1])
+            kbuf = torch.empty(shape, dtype=key_states.dtype, device=key_states.device)
+            vshape = (*value_states.shape[:-2], cap, value_states.shape[-1])
+            vbuf = torch.empty(vshape, dtype=value_states.dtype, device=value_states.device)
+            if self._filled:
+                kbuf[..., : self._filled, :] = self._kbuf[..., : self._filled, :]
+                vbuf[..., : self._filled, :] = self._vbuf[..., : self._filled, :]
+            self._kbuf, self._vbuf = kbuf, vbuf
+
+        def update(self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any) -> Any:
+            if not self.is_initialized:
+                self.lazy_initialization(key_states, value_states)
+            start = self._filled
+            need = start + int(key_states.shape[-2])
+            self._reserve(key_states, value_states, need)
+            self._kbuf[..., start:need, :] = key_states
+            self._vbuf[..., start:need, :] = value_states
+            self._filled = need
+            self.keys = self._kbuf[..., :need, :]
+            self.values = self._vbuf[..., :need, :]
+            return self.keys, self.values
+
+        def crop(self, tokens_to_remove: int) -> None:
+            if tokens_to_remove > 0:
+                raise ValueError("crop takes a negative number of tokens to remove")
+            if not self.is_initialized or tokens_to_remove == 0:
+                return
+            self._filled = max(0, self._filled + tokens_to_remove)
+            self.keys = self._kbuf[..., : self._filled, :]
+            self.values = self._vbuf[..., : self._filled, :]
+
+        def batch_select_indices(self, indices: Any) -> None:
+            if not self.is_initialized or not self._filled:
+                return
+            self._kbuf = self._kbuf[indices, ...]
+            self._vbuf = self._vbuf[indices, ...]
+            self.keys = self._kbuf[..., : self._filled, :]
+            self.values = self._vbuf[..., : self._filled, :]
+
+    return GrowingLayer
+
+
+def _growing_cache(layers: list[tuple[Any, Any]]) -> Any:
+    """A DynamicCache of :func:`_growing_layer` layers holding the given (keys, values); a
+    plain DynamicCache if this transformers version keeps its layers some other way."""
+    from transformers import DynamicCache
+
+    cache = DynamicCache()
+    try:
+        grow = _growing_layer()
+        cache.layers = [grow() for _ in layers]
+        for i, (k, v) in enumerate(layers):
+            cache.update(k, v, i)
+        if int(cache.get_seq_length()) != int(layers[0][0].shape[-2]):
+            raise ValueError("the growing layers were not used")
+        return cache
+    except (AttributeError, TypeError, ValueError, ImportError):
+        return _cache_from(layers)
 
 
 def _crop_to(cache: Any, length: int) -> None:

@@ -1,0 +1,140 @@
+"""The shipped audit (``make audit``), cold and warm, by suite (not a test).
+
+    .venv/bin/python benchmarks/bench_audit.py                      # what `make audit` runs
+    .venv/bin/python benchmarks/bench_audit.py --workers 0 2        # -n 0 vs -n 2, same run
+    .venv/bin/python benchmarks/bench_audit.py --sample 2 --workers 0   # a quick check
+
+For each worker setting (``auto`` = ``-n auto --dist loadgroup``, as ``make audit``; ``N`` =
+``-n N --dist loadgroup``; ``0`` = one process), into a fresh generation cache:
+
+1. **cold**, suite by suite in ``make audit``'s order — fidelity, influence (which reuses the
+   full-context generations fidelity cached, as in one ``make audit`` run), provenance — each
+   a separate ``pytest`` run; the wall times add up to a cold ``make audit``;
+2. **warm**: all suites in one run on the now full cache (what a rerun of ``make audit``
+   costs), with its model loads and calls from the results JSON.
+
+Every run compares its records with the shipped golden snapshots (``golden/``, never
+updated): ``snapshots`` says how many matched and failed, so a full-size run is also the
+check that the records stay byte-identical. ``--sample N`` takes N cases of each kind (the
+goldens of the other cases are then unused, not failed); the ``same records`` column says
+whether every worker setting gave the same records. The converted model folder
+(``~/.cache/pytest-provenai/models``) is not cleared: cold means a cold generation cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITES = ("test_fidelity.py", "test_influence.py", "test_provenance.py")
+
+
+def pytest_run(args: list[str], results: Path) -> tuple[float, dict[str, Any], str]:
+    start = time.perf_counter()
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            *args,
+            f"--provenai-results={results}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    wall = time.perf_counter() - start
+    data = json.loads(results.read_text(encoding="utf-8")) if results.exists() else {}
+    text = out.stdout + out.stderr
+    found = re.search(r"(\d+) snapshots? passed", text)
+    failed = re.search(r"(\d+) snapshots? failed", text)
+    snaps = f"{found.group(1) if found else 0} passed, {failed.group(1) if failed else 0} failed"
+    return wall, data, snaps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", nargs="+", default=["auto"])
+    parser.add_argument("--sample", type=int, default=None, help="cases of each kind")
+    args = parser.parse_args()
+
+    load0 = os.getloadavg()
+    table = []
+    records: dict[str, Any] = {}
+    for workers in args.workers:
+        xdist = ["-p", "no:xdist"] if workers == "0" else ["-n", workers, "--dist", "loadgroup"]
+        common = [*xdist, *([f"--provenai-sample={args.sample}"] if args.sample else [])]
+        with tempfile.TemporaryDirectory(prefix="provenai-bench-") as tmp:
+            cache = Path(tmp) / "cache"
+            common.append(f"--provenai-cache={cache}")
+            cold_total = 0.0
+            for suite in SUITES:
+                wall, data, snaps = pytest_run(
+                    [*common, f"suites/{suite}"], Path(tmp) / f"{suite}.json"
+                )
+                cold_total += wall
+                c = data.get("cache", {})
+                table.append(
+                    (
+                        workers,
+                        f"cold {suite}",
+                        wall,
+                        c.get("model_loads"),
+                        c.get("model_calls"),
+                        snaps,
+                    )
+                )
+                print(
+                    f"-n {workers} cold {suite}: {wall:.1f}s ({snaps})", file=sys.stderr, flush=True
+                )
+            wall, data, snaps = pytest_run(common, Path(tmp) / "warm.json")
+            c = data.get("cache", {})
+            table.append(
+                (
+                    workers,
+                    "warm, all suites",
+                    wall,
+                    c.get("model_loads"),
+                    c.get("model_calls"),
+                    snaps,
+                )
+            )
+            table.append((workers, "cold total / warm", cold_total / wall, None, None, ""))
+            records[workers] = data.get("records")
+            print(f"-n {workers} warm: {wall:.1f}s ({snaps})", file=sys.stderr, flush=True)
+
+    load1 = os.getloadavg()
+    print(
+        f"\nMachine: {platform.platform()}, {os.cpu_count()} CPUs, python "
+        f"{platform.python_version()}; load average {load0[0]:.1f} at start, "
+        f"{load1[0]:.1f} at end"
+    )
+    size = f"{args.sample} case(s) of each kind" if args.sample else "every shipped case"
+    print(f"Shipped suites, default model, {size}\n")
+    print("| workers | run | wall s | model loads | model calls | golden snapshots |")
+    print("|---|---|---:|---:|---:|---|")
+    for workers, what, wall, loads, calls, snaps in table:
+        unit = "x" if what.startswith("cold total") else ""
+        print(
+            f"| {workers} | {what} | {wall:.1f}{unit} | "
+            f"{'' if loads is None else loads} | {'' if calls is None else calls} | {snaps} |"
+        )
+    same = len({json.dumps(r, sort_keys=True) for r in records.values()}) == 1
+    print(f"\nsame records under every worker setting: {same}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""Progress of a long audit: cases done/total, the current test, an ETA, and what a slow case
+is doing.
+
+* :class:`Progress` (pure) holds the counts and formats the line: ``provenai 37/122 cases ·
+  suites/test_influence.py::test_influence · 14.2 s/case · ETA 20m14s · slow: <case> 48 s
+  in influence (10 ablations, exact, 4 model calls)``. The per-case time is the wall time
+  since the first case started divided by the cases done, so under xdist it already counts
+  the workers running side by side.
+* :class:`LiveStatus` runs in every process that runs tests: what this process is doing now
+  (the case, since when, and during the influence layer how many ablations, in which mode,
+  and the model calls made so far). Under xdist each worker writes it to a small JSON file
+  in a folder the controller hands out (``workerinput``), once a second while it changes.
+* :class:`ProgressReporter` runs on the controller (or the only process). It counts finished
+  case items from the reports (``pytest_runtest_logreport``, the same stream the records
+  ride on) and the total from the plan's case items. On a terminal (``live``) it redraws one
+  status line below pytest's own output once a second, writing to ``/dev/tty`` so pytest's
+  output capture never swallows it; otherwise (``plain``, CI logs) it writes one ordinary
+  line at most every ``--provenai-progress-every`` seconds as cases finish. ``-q -q`` or
+  ``--provenai-progress off`` silences it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from pytest_provenai._io import atomic_write_json
+
+__all__ = ["LiveStatus", "Progress", "ProgressReporter", "fmt_duration"]
+
+SLOW_SECONDS = 10.0
+"""A running case shows its details in the line once it has run this long."""
+REDRAW_SECONDS = 1.0
+
+
+def fmt_duration(seconds: float) -> str:
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+
+
+class Progress:
+    """Counts and the line (no I/O). ``clock`` is wall-clock seconds."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self.started: float | None = None
+        self.finished: set[str] = set()
+        self.current_test: str | None = None
+
+    def start(self) -> None:
+        if self.started is None:
+            self.started = self.clock()
+
+    def finish(self, nodeid: str) -> None:
+        self.start()
+        self.finished.add(nodeid)
+        self.current_test = nodeid.split("[", 1)[0]
+
+    def line(self, cases: set[str], running: list[dict[str, Any]]) -> str | None:
+        """The status line over the case items ``cases`` (None when there are none)."""
+        total = len(cases)
+        if not total:
+            return None
+        done = len(self.finished & cases)
+        parts = [f"provenai {done}/{total} cases"]
+        if self.current_test:
+            parts.append(self.current_test)
+        now = self.clock()
+        if done and self.started is not None:
+            per_case = (now - self.started) / done
+            parts.append(f"{per_case:.1f} s/case")
+            if done < total:
+                parts.append(f"ETA {fmt_duration(per_case * (total - done))}")
+        slow = [r for r in running if now - float(r.get("since", now)) >= SLOW_SECONDS]
+        if slow:
+            r = max(slow, key=lambda r: now - float(r["since"]))
+            what = f"slow: {r.get('case', r.get('nodeid'))} {fmt_duration(now - r['since'])}"
+            if r.get("phase") == "influence":
+                calls = r.get("model_calls")
+                detail = f"{r.get('ablations')} ablations, {r.get('mode')}"
+                if calls is not None:
+                    detail += f", {calls} model calls"
+                what += f" in influence ({detail})"
+            parts.append(what)
+        return " · ".join(parts)
+
+
+class LiveStatus:
+    """What this process is running now (see module docstring)."""
+
+    def __init__(self, worker: str, channel: Path | None = None) -> None:
+        self.worker = worker
+        self.channel = channel
+        self._lock = threading.Lock()
+        self._state: dict[str, Any] = {}
+        self._runner: Any = None
+        self._calls0 = 0
+        self._written: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if channel is not None:
+            self._thread = threading.Thread(target=self._loop, name="provenai-status", daemon=True)
+            self._thread.start()
+
+    # -- updates (main thread) -------------------------------------------------------
+    def begin(self, nodeid: str) -> None:
+        case = nodeid.split("[", 1)[1].rstrip("]") if "[" in nodeid else nodeid
+        with self._lock:
+            self._state = {"nodeid": nodeid, "case": case, "since": time.time(), "phase": "test"}
+            self._runner = None
+
+    def influence(self, ablations: int, mode: str, runner: Any) -> None:
+        """The influence layer started: ``ablations`` leave-one-out runs in ``mode``;
+        ``runner`` (a ModelRunner or None) is asked for ``model_calls`` as they happen."""
+        with self._lock:
+            if self._state:
+                self._state.update(phase="influence", ablations=ablations, mode=mode)
+                self._runner = runner
+                self._calls0 = int(getattr(runner, "model_calls", 0)) if runner else 0
+
+    def end(self) -> None:
+        with self._lock:
+            self._state = {}
+            self._runner = None
+
+    # -- reading -------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any] | None:
+        with self._lock:
+            if not self._state:
+                return None
+            state = dict(self._state, worker=self.worker)
+            if self._runner is not None:
+                calls = getattr(self._runner, "model_calls", None)
+                if isinstance(calls, int):
+                    state["model_calls"] = calls - self._calls0
+            return state
+
+    def _loop(self) -> None:
+        assert self.channel is not None
+        target = self.channel / f"{self.worker}.json"
+        while not self._stop.wait(REDRAW_SECONDS):
+            text = json.dumps(self.snapshot())
+            if text != self._written:
+                with contextlib.suppress(OSError):
+                    atomic_write_json(target, self.snapshot())
+                    self._written = text
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+def read_channel(channel: Path) -> list[dict[str, Any]]:
+    """The running cases the workers reported in ``channel`` (unreadable files skipped)."""
+    out = []
+    for path in sorted(channel.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and "since" in data:
+            out.append(data)
+    return out
+
+
+class ProgressReporter:
+    """The controller's progress output (see module docstring). A plugin object: pytest
+    calls its ``pytest_runtest_logreport`` for every report, from any worker."""
+
+    def __init__(
+        self,
+        *,
+        mode: str,
+        every: float,
+        cases: Callable[[], set[str]],
+        running: Callable[[], list[dict[str, Any]]],
+        write_line: Callable[[str], None],
+        column: Callable[[], int],
+        tty: IO[str] | None = None,
+    ) -> None:
+        self.mode = mode
+        self.every = every
+        self.cases = cases
+        self.running = running
+        self.write_line = write_line
+        self.column = column
+        self.tty = tty
+        self.progress = Progress()
+        self._last_plain = time.time()
+        self._lock = threading.Lock()
+        self._drawn = False
+        self._last_line: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if mode == "live" and tty is not None:
+            self._thread = threading.Thread(
+                target=self._loop, name="provenai-progress", daemon=True
+            )
+            self._thread.start()
+
+    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
+        self.progress.start()
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if getattr(report, "provenai_gate", False):
+            return
+        if report.when == "teardown":
+            self.progress.finish(report.nodeid)
+            if self.mode == "plain":
+                now = time.time()
+                if now - self._last_plain >= self.every:
+                    self._last_plain = now
+                    self._plain()
+            elif self.mode == "live":
+                self._draw()
+
+    # -- output ------------------------------------------------------------------------
+    def _line(self) -> str | None:
+        return self.progress.line(self.cases(), self.running())
+
+    def _plain(self) -> None:
+        line = self._line()
+        if line and line != self._last_line:
+            self._last_line = line
+            self.write_line(line)
+
+    def _draw(self, clear: bool = False) -> None:
+        """Redraw the status line on the terminal line below the cursor, then put the cursor
+        back where pytest left it (same line, same column)."""
+        if self.tty is None:
+            return
+        line = None if clear else self._line()
+        if line is None and not self._drawn:
+            return
+        with self._lock:
+            col = self.column()
+            back = f"\x1b[1A\r\x1b[{col}C" if col else "\x1b[1A\r"
+            text = "" if line is None else line[: max(20, _width(self.tty) - 1)]
+            with contextlib.suppress(OSError, ValueError):
+                self.tty.write(f"\x1b[K\n\x1b[2K{text}{back}")
+                self.tty.flush()
+            self._drawn = line is not None
+
+    def _loop(self) -> None:
+        while not self._stop.wait(REDRAW_SECONDS):
+            self._draw()
+
+    def close(self) -> None:
+        """Stop redrawing and take the status line away (before pytest's summary)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        if self.mode == "live":
+            self._draw(clear=True)
+        elif self.mode == "plain" and self._last_line is not None:
+            self._plain()  # the closing count, when the run was long enough to show any
+        if self.tty is not None:
+            with contextlib.suppress(OSError):
+                self.tty.close()
+
+
+def _width(tty: IO[str]) -> int:
+    try:
+        return os.get_terminal_size(tty.fileno()).columns or 80
+    except (OSError, ValueError):
+        return 80
+
+
+def open_tty() -> IO[str] | None:
+    """The controlling terminal, open for writing, or None where there is none (the reporter
+    closes it)."""
+    try:
+        return open("/dev/tty", "w", encoding="utf-8")
+    except OSError:
+        return None

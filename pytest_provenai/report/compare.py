@@ -1,0 +1,517 @@
+"""Run-to-run comparison: what changed between a base run and a new run.
+
+Cases are paired by test and case (fixture set + case id). For every metric both runs have
+for a test, the **paired difference** new − base over the cases both runs recorded, with a
+percentile-bootstrap 95% CI resampling cases (one resampling of case indices serves both
+runs; pooled metrics resample a case's numerator and denominator together), seeded with the
+new run's seed. A difference is a **regression** when its CI lies wholly on the worse side of
+zero (below for a higher-is-better metric, above for a lower-is-better one).
+
+Also listed: what makes the runs hard to compare (different models, fixture sets, options —
+said first), cases only in one run, and verdict flips (answers right → wrong and back,
+resources whose influence verdict changed, exposure treatments that started or stopped
+leaking the aid's value, quotation/derivation agreement, attribution answer verdicts, gates).
+
+Pure: works on two :class:`RunResults`; no pytest import.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_provenai.audit.fidelity import FIDELITY_METRICS
+from pytest_provenai.audit.influence import INFLUENCE_METRICS
+from pytest_provenai.audit.metrics import Metric
+from pytest_provenai.audit.provenance import PROVENANCE_METRICS
+from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
+from pytest_provenai.audit.stats import (
+    DEFAULT_SEED,
+    paired_bootstrap_ci,
+    paired_ratio_bootstrap_ci,
+)
+from pytest_provenai.gates import MARKER_METRICS
+from pytest_provenai.report.results import RunResults, TestResults
+
+__all__ = ["Comparison", "MetricDiff", "compare_lines", "compare_runs"]
+
+# Options whose difference changes what a metric measures.
+COMPARED_OPTIONS = (
+    "backend",
+    "model",
+    "pipeline",
+    "sample",
+    "max_new_tokens",
+    "ablation",
+    "theta_floor",
+    "retrieval",
+    "index",
+    "k",
+)
+
+
+@dataclass(frozen=True)
+class MetricDiff:
+    test: str
+    metric: str
+    direction: str
+    n: int  # paired cases
+    base: float | None  # the metric over the paired cases in each run
+    new: float | None
+    diff: float | None
+    ci: tuple[float, float] | None
+    error: str | None = None
+
+    @property
+    def regression(self) -> bool:
+        if self.ci is None:
+            return False
+        return self.ci[1] < 0 if self.direction == "higher" else self.ci[0] > 0
+
+    @property
+    def improvement(self) -> bool:
+        if self.ci is None:
+            return False
+        return self.ci[0] > 0 if self.direction == "higher" else self.ci[1] < 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "metric": self.metric,
+            "direction": self.direction,
+            "n": self.n,
+            "base": self.base,
+            "new": self.new,
+            "diff": self.diff,
+            "ci": list(self.ci) if self.ci else None,
+            "regression": self.regression,
+            "improvement": self.improvement,
+            "error": self.error,
+        }
+
+
+@dataclass
+class Comparison:
+    base_name: str
+    new_name: str
+    base_run: dict[str, Any]
+    new_run: dict[str, Any]
+    differences: list[str] = field(default_factory=list)
+    metrics: list[MetricDiff] = field(default_factory=list)
+    tests_only_in_base: list[str] = field(default_factory=list)
+    tests_only_in_new: list[str] = field(default_factory=list)
+    only_in_base: dict[str, list[str]] = field(default_factory=dict)
+    only_in_new: dict[str, list[str]] = field(default_factory=dict)
+    paired: dict[str, int] = field(default_factory=dict)
+    answer_flips: list[dict[str, Any]] = field(default_factory=list)
+    influence_flips: list[dict[str, Any]] = field(default_factory=list)
+    leak_flips: list[dict[str, Any]] = field(default_factory=list)
+    agreement_flips: list[dict[str, Any]] = field(default_factory=list)
+    attribution_flips: list[dict[str, Any]] = field(default_factory=list)
+    lost_records: list[dict[str, Any]] = field(default_factory=list)
+    gate_changes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def regressions(self) -> list[MetricDiff]:
+        return [m for m in self.metrics if m.regression]
+
+    @property
+    def improvements(self) -> list[MetricDiff]:
+        return [m for m in self.metrics if m.improvement]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "base": {"name": self.base_name, "run": self.base_run},
+            "new": {"name": self.new_name, "run": self.new_run},
+            "differences": self.differences,
+            "metrics": [m.as_dict() for m in self.metrics],
+            "tests_only_in_base": self.tests_only_in_base,
+            "tests_only_in_new": self.tests_only_in_new,
+            "only_in_base": self.only_in_base,
+            "only_in_new": self.only_in_new,
+            "paired": self.paired,
+            "answer_flips": self.answer_flips,
+            "influence_flips": self.influence_flips,
+            "leak_flips": self.leak_flips,
+            "agreement_flips": self.agreement_flips,
+            "attribution_flips": self.attribution_flips,
+            "lost_records": self.lost_records,
+            "gate_changes": self.gate_changes,
+        }
+
+
+# -- identity ---------------------------------------------------------------------------
+def _models(r: RunResults) -> list[str]:
+    out = {
+        f"{m.get('name')} (weights {str(m.get('weights_sha256') or '')[:12] or 'n/a'})"
+        for m in r.models.values()
+    }
+    return sorted(out)
+
+
+def _fixture_sets(r: RunResults) -> set[str]:
+    return {
+        str(rec.get("fixture_set"))
+        for recs in r.records.values()
+        for rec in recs
+        if rec.get("fixture_set")
+    }
+
+
+def identity_differences(base: RunResults, new: RunResults) -> list[str]:
+    """What makes the two runs measure different things, one line each (empty when the
+    models, fixture sets and measuring options are the same)."""
+    out: list[str] = []
+    if base.run.get("id") and base.run.get("id") == new.run.get("id"):
+        out.append(f"both files are the same run (id {base.run['id']})")
+    bm, nm = _models(base), _models(new)
+    if bm != nm:
+        out.append(f"models differ: base {', '.join(bm) or 'none'}; new {', '.join(nm) or 'none'}")
+    bs, ns = _fixture_sets(base), _fixture_sets(new)
+    if bs != ns:
+        parts = []
+        if bs - ns:
+            parts.append("only in base: " + ", ".join(sorted(bs - ns)))
+        if ns - bs:
+            parts.append("only in new: " + ", ".join(sorted(ns - bs)))
+        out.append("fixture sets differ: " + "; ".join(parts))
+    for name in COMPARED_OPTIONS:
+        a, b = base.options.get(name), new.options.get(name)
+        if a != b:
+            out.append(f"option {name} differs: base {a!r}, new {b!r}")
+    return out
+
+
+# -- metrics ----------------------------------------------------------------------------
+def _metric_lookup() -> dict[str, Metric]:
+    table: dict[str, Metric] = {**RETRIEVAL_METRICS}
+    for metrics in MARKER_METRICS.values():
+        table.update(metrics)
+    return table
+
+
+def _metrics_for(bt: TestResults, nt: TestResults) -> list[Metric]:
+    """The metrics both runs summarised for this test, in the summaries' order."""
+    lookup = _metric_lookup()
+    names: list[str] = []
+    if bt.fidelity is not None and nt.fidelity is not None:
+        names += list(FIDELITY_METRICS)
+    if bt.retrieval is not None and nt.retrieval is not None:
+        names += list(RETRIEVAL_METRICS)
+    if (
+        bt.influence
+        and nt.influence
+        and bt.influence.get("metrics")
+        and nt.influence.get("metrics")
+    ):
+        names += list(INFLUENCE_METRICS)
+    if bt.provenance and nt.provenance:
+        bn = set(bt.provenance.get("metrics", {}))
+        names += [n for n in nt.provenance.get("metrics", {}) if n in bn]
+    if bt.attribution is not None and nt.attribution is not None:
+        names += [n for n in nt.attribution if n in bt.attribution]
+    seen: dict[str, Metric] = {}
+    for n in names:
+        if n in lookup and n not in seen:
+            seen[n] = lookup[n] if n not in PROVENANCE_METRICS else PROVENANCE_METRICS[n]
+    return list(seen.values())
+
+
+def _pair_key(rec: Mapping[str, Any]) -> tuple[str, str]:
+    return (str(rec.get("fixture_set") or ""), str(rec.get("case_id")))
+
+
+def _label(key: tuple[str, str]) -> str:
+    return key[1]
+
+
+def _diff(
+    test: str,
+    metric: Metric,
+    pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    seed: int,
+) -> MetricDiff:
+    def out(
+        base: float | None = None,
+        new: float | None = None,
+        ci: tuple[float, float] | None = None,
+        error: str | None = None,
+    ) -> MetricDiff:
+        diff = None if base is None or new is None else new - base
+        return MetricDiff(
+            test, metric.name, metric.direction, len(pairs), base, new, diff, ci, error
+        )
+
+    if not pairs:
+        return out(error="no paired cases")
+    try:
+        if metric.ratio is not None:
+            rb = [_ratio(metric, b) for b, _ in pairs]
+            rn = [_ratio(metric, n) for _, n in pairs]
+            db, dn = math.fsum(d for _, d in rb), math.fsum(d for _, d in rn)
+            if not db or not dn:
+                return out(error="pooled ratio undefined (no denominator)")
+            vb = math.fsum(x for x, _ in rb) / db
+            vn = math.fsum(x for x, _ in rn) / dn
+            ci = paired_ratio_bootstrap_ci(rn, rb, seed=seed)
+        else:
+            xb = [_value(metric, b) for b, _ in pairs]
+            xn = [_value(metric, n) for _, n in pairs]
+            vb, vn = math.fsum(xb) / len(xb), math.fsum(xn) / len(xn)
+            ci = paired_bootstrap_ci(xn, xb, seed=seed)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        return out(error=f"{type(exc).__name__}: {exc}")
+    return out(vb, vn, ci)
+
+
+def _value(metric: Metric, record: Mapping[str, Any]) -> float:
+    """A case's value as the run's aggregate counts it (undefined counts as 0)."""
+    v = metric(record)
+    return 0.0 if v is None else v
+
+
+def _ratio(metric: Metric, record: Mapping[str, Any]) -> tuple[float, float]:
+    assert metric.ratio is not None
+    num, den = metric.ratio(record)
+    return float(num), float(den)
+
+
+# -- flips ------------------------------------------------------------------------------
+def _flips(
+    c: Comparison, test: str, key: tuple[str, str], b: Mapping[str, Any], n: Mapping[str, Any]
+) -> None:
+    case = _label(key)
+    ba, na = b.get("answer"), n.get("answer")
+    if isinstance(ba, Mapping) and isinstance(na, Mapping) and "correct" in ba and "correct" in na:
+        if bool(ba["correct"]) != bool(na["correct"]):
+            c.answer_flips.append(
+                {
+                    "test": test,
+                    "case_id": case,
+                    "base": bool(ba["correct"]),
+                    "new": bool(na["correct"]),
+                    "base_answer": ba.get("prediction"),
+                    "new_answer": na.get("prediction"),
+                    "gold": na.get("gold"),
+                }
+            )
+    bi, ni = b.get("influence"), n.get("influence")
+    if (
+        isinstance(bi, Mapping)
+        and isinstance(ni, Mapping)
+        and bi.get("measured")
+        and ni.get("measured")
+    ):
+        br, nr = bi.get("resources") or {}, ni.get("resources") or {}
+        for rid in sorted(set(br) & set(nr), key=lambda x: (len(x), x)):
+            bv, nv = br[rid].get("verdict"), nr[rid].get("verdict")
+            if bv != nv:
+                c.influence_flips.append(
+                    {"test": test, "case_id": case, "resource": rid, "base": bv, "new": nv}
+                )
+    be, ne = b.get("exposure"), n.get("exposure")
+    if isinstance(be, Mapping) and isinstance(ne, Mapping):
+        for t in ne:
+            if t not in be:
+                continue
+            bl = bool((be[t] or {}).get("aid_value_leak"))
+            nl = bool((ne[t] or {}).get("aid_value_leak"))
+            if bl != nl:
+                c.leak_flips.append(
+                    {
+                        "test": test,
+                        "case_id": case,
+                        "treatment": t,
+                        "base": bl,
+                        "new": nl,
+                        "leaked": list((ne[t] or {}).get("leaked_values") or []),
+                    }
+                )
+    for layer in ("quotation", "derivation"):
+        bq, nq = b.get(layer), n.get(layer)
+        if isinstance(bq, Mapping) and isinstance(nq, Mapping):
+            if bool(bq.get("agrees")) != bool(nq.get("agrees")):
+                c.agreement_flips.append(
+                    {
+                        "test": test,
+                        "case_id": case,
+                        "layer": layer,
+                        "base": bool(bq.get("agrees")),
+                        "new": bool(nq.get("agrees")),
+                    }
+                )
+    bat, nat = b.get("attribution"), n.get("attribution")
+    if isinstance(bat, Mapping) and isinstance(nat, Mapping):
+        bv = {
+            a.get("id"): (a.get("verdict") or {}).get("verdict") for a in bat.get("answers") or []
+        }
+        for a in nat.get("answers") or []:
+            nv = (a.get("verdict") or {}).get("verdict")
+            if a.get("id") in bv and bv[a.get("id")] != nv:
+                c.attribution_flips.append(
+                    {
+                        "test": test,
+                        "case_id": case,
+                        "answer": a.get("id"),
+                        "base": bv[a.get("id")],
+                        "new": nv,
+                    }
+                )
+
+
+def _gate_changes(base: RunResults, new: RunResults) -> list[dict[str, Any]]:
+    bg = {(g.spec.test, g.spec.marker, g.spec.metric): g for g in base.gates}
+    out = []
+    for g in new.gates:
+        key = (g.spec.test, g.spec.marker, g.spec.metric)
+        old = bg.get(key)
+        if old is None or old.passed != g.passed:
+            out.append(
+                {
+                    "test": g.spec.test,
+                    "gate": f"{g.spec.marker}.{g.spec.metric}",
+                    "base": None if old is None else old.passed,
+                    "new": g.passed,
+                    "line": g.line(),
+                }
+            )
+    return out
+
+
+def compare_runs(
+    base: RunResults,
+    new: RunResults,
+    *,
+    base_name: str = "base",
+    new_name: str = "new",
+    seed: int | None = None,
+) -> Comparison:
+    """Compare ``new`` against ``base`` (see the module docstring). ``seed`` defaults to the
+    new run's ``--provenai-seed``."""
+    if seed is None:
+        raw = new.options.get("seed", DEFAULT_SEED)
+        seed = raw if isinstance(raw, int) and not isinstance(raw, bool) else DEFAULT_SEED
+    c = Comparison(base_name, new_name, dict(base.run), dict(new.run))
+    c.differences = identity_differences(base, new)
+    c.tests_only_in_base = sorted(set(base.records) - set(new.records))
+    c.tests_only_in_new = sorted(set(new.records) - set(base.records))
+    if c.tests_only_in_base:
+        c.differences.append("tests only in base: " + ", ".join(c.tests_only_in_base))
+    if c.tests_only_in_new:
+        c.differences.append("tests only in new: " + ", ".join(c.tests_only_in_new))
+    for test in sorted(set(base.records) & set(new.records)):
+        bmap = {_pair_key(r): r for r in base.records[test]}
+        nmap = {_pair_key(r): r for r in new.records[test]}
+        only_b = sorted(set(bmap) - set(nmap))
+        only_n = sorted(set(nmap) - set(bmap))
+        if only_b:
+            c.only_in_base[test] = [_label(k) for k in only_b]
+        if only_n:
+            c.only_in_new[test] = [_label(k) for k in only_n]
+        pairs = []
+        for key in sorted(set(bmap) & set(nmap)):
+            b, n = bmap[key], nmap[key]
+            if "missing" in n and "missing" not in b:
+                c.lost_records.append(
+                    {"test": test, "case_id": _label(key), "reason": n["missing"]}
+                )
+            if "missing" in b or "missing" in n:
+                continue
+            pairs.append((b, n))
+            _flips(c, test, key, b, n)
+        c.paired[test] = len(pairs)
+        bt, nt = base.tests.get(test), new.tests.get(test)
+        if bt is None or nt is None:
+            continue
+        for metric in _metrics_for(bt, nt):
+            c.metrics.append(_diff(test, metric, pairs, seed))
+    c.gate_changes = _gate_changes(base, new)
+    return c
+
+
+# -- text -------------------------------------------------------------------------------
+def _f(v: float | None, signed: bool = False) -> str:
+    if v is None:
+        return "n/a"
+    return f"{v:+.4f}" if signed else f"{v:.4f}"
+
+
+def compare_lines(c: Comparison) -> list[str]:
+    """The comparison as terminal lines: differences in what was measured first, then the
+    paired metric differences, then cases only in one run and the flips."""
+    lines: list[str] = []
+    for d in c.differences:
+        lines.append(f"NOTE: {d}")
+    lines.append(
+        f"base {c.base_name} (run {c.base_run.get('id')}, git {c.base_run.get('git_revision')})"
+    )
+    lines.append(
+        f"new  {c.new_name} (run {c.new_run.get('id')}, git {c.new_run.get('git_revision')})"
+    )
+    current = None
+    for m in c.metrics:
+        if m.test != current:
+            current = m.test
+            lines.append(
+                f"{m.test}: {c.paired.get(m.test, 0)} paired cases  "
+                "(new - base, 95% paired bootstrap CI by case)"
+            )
+        if m.error:
+            lines.append(f"  {m.metric:<34} not compared: {m.error}")
+            continue
+        ci = f"[{m.ci[0]:+.4f}, {m.ci[1]:+.4f}]" if m.ci else ""
+        flag = "  REGRESSION" if m.regression else ("  improved" if m.improvement else "")
+        arrow = "↓" if m.direction == "lower" else " "
+        lines.append(
+            f"  {m.metric:<32}{arrow} {_f(m.base)} -> {_f(m.new)}  {_f(m.diff, True)} {ci}{flag}"
+        )
+    for test, ids in c.only_in_base.items():
+        lines.append(
+            f"{test}: {len(ids)} case(s) only in base: {', '.join(ids[:10])}"
+            + (" …" if len(ids) > 10 else "")
+        )
+    for test, ids in c.only_in_new.items():
+        lines.append(
+            f"{test}: {len(ids)} case(s) only in new: {', '.join(ids[:10])}"
+            + (" …" if len(ids) > 10 else "")
+        )
+    for lost in c.lost_records:
+        lines.append(f"lost record: {lost['test']} {lost['case_id']} — {lost['reason']}")
+    worse = [f for f in c.answer_flips if f["base"] and not f["new"]]
+    better = [f for f in c.answer_flips if not f["base"] and f["new"]]
+    lines.append(f"answers right -> wrong: {len(worse)}; wrong -> right: {len(better)}")
+    for f in worse:
+        change = f"{f['base_answer']!r} -> {f['new_answer']!r}"
+        lines.append(f"  right -> wrong {f['test']} {f['case_id']}: {change} (gold {f['gold']!r})")
+    for f in better:
+        change = f"{f['base_answer']!r} -> {f['new_answer']!r}"
+        lines.append(f"  wrong -> right {f['test']} {f['case_id']}: {change}")
+    lines.append(f"influence verdicts changed: {len(c.influence_flips)}")
+    for f in c.influence_flips:
+        lines.append(f"  {f['test']} {f['case_id']} {f['resource']}: {f['base']} -> {f['new']}")
+    started = [f for f in c.leak_flips if f["new"]]
+    stopped = [f for f in c.leak_flips if not f["new"]]
+    lines.append(f"treatments that started leaking: {len(started)}; stopped: {len(stopped)}")
+    for f in started:
+        lines.append(
+            f"  started {f['test']} {f['case_id']} {f['treatment']}: {', '.join(f['leaked'])}"
+        )
+    for f in stopped:
+        lines.append(f"  stopped {f['test']} {f['case_id']} {f['treatment']}")
+    for f in c.agreement_flips:
+        word = "now agrees" if f["new"] else "no longer agrees"
+        lines.append(f"{f['layer']} {f['test']} {f['case_id']}: {word}")
+    for f in c.attribution_flips:
+        where = f"{f['test']} {f['case_id']} answer {f['answer']}"
+        lines.append(f"attribution {where}: {f['base']} -> {f['new']}")
+    for g in c.gate_changes:
+        was = "absent" if g["base"] is None else ("PASS" if g["base"] else "FAIL")
+        lines.append(f"gate {g['test']} {g['gate']}: {was} -> {'PASS' if g['new'] else 'FAIL'}")
+    n_reg = len(c.regressions)
+    lines.append(
+        f"regressions: {n_reg} metric(s) whose difference CI lies wholly on the worse side of 0"
+        + (": " + ", ".join(f"{m.test} {m.metric}" for m in c.regressions) if n_reg else "")
+    )
+    return lines

@@ -1,0 +1,275 @@
+"""The results of one audit run, built once at session end and rendered by every output.
+
+:func:`build_results` computes everything a person or a program reads about a run — per test
+the aggregates with their bootstrap CIs, the influence and provenance summaries, the gates —
+exactly once, into a :class:`RunResults`. The results JSON (:meth:`RunResults.to_json`), the
+terminal summary (``report/summary.py``) and the HTML report render that object; none of them
+recomputes a number. :func:`load_results` reads a results JSON back (for ``provenai report``
+and ``provenai compare``), checking that it is one.
+
+No pytest import.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_provenai.audit.fidelity import FIDELITY_METRICS
+from pytest_provenai.audit.influence import influence_summary
+from pytest_provenai.audit.metrics import aggregate
+from pytest_provenai.audit.provenance import provenance_summary
+from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
+from pytest_provenai.errors import ResultsError
+from pytest_provenai.gates import GateResult, GateSpec
+
+RESULTS_SCHEMA_VERSION = 2
+"""Version of the results JSON layout. 2: ``run`` (id, start and end time, git revision);
+aggregates and gates computed once for every output."""
+
+TOOL = "pytest-provenai"
+
+
+@dataclass
+class TestResults:
+    """The population view of one test function's records."""
+
+    test: str
+    n: int
+    missing: int
+    fidelity: dict[str, dict[str, Any]] | None = None  # metric -> summary
+    retrieval: dict[str, dict[str, Any]] | None = None
+    influence: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = None
+    attribution: dict[str, dict[str, Any]] | None = None  # metric -> summary (claim metrics)
+
+
+@dataclass
+class RunResults:
+    """One run: what was audited, with what, and what came out. See module docstring."""
+
+    run: dict[str, Any]
+    models: dict[str, dict[str, Any]]
+    options: dict[str, Any]
+    records: dict[str, list[dict[str, Any]]]
+    tests: dict[str, TestResults]
+    gates: list[GateResult]
+    fixture_errors: list[str]
+    produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
+    influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    timings: dict[str, Any] = field(default_factory=dict)
+    cache: dict[str, int] = field(default_factory=dict)
+    # per case item (node id): what the subject produced — raw output, resources (id, title,
+    # sha256), cited ids — for the HTML report's drill-down; results JSON only, never a record
+    traces: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def failed_gates(self) -> list[GateResult]:
+        return [g for g in self.gates if not g.passed]
+
+    def to_json(self) -> dict[str, Any]:
+        aggregates: dict[str, dict[str, Any]] = {}
+        provenance: dict[str, dict[str, Any]] = {}
+        for test, t in self.tests.items():
+            if t.fidelity is not None or t.influence is not None or t.attribution is not None:
+                entry: dict[str, Any] = {"n": t.n, "missing": t.missing}
+                if t.fidelity is not None:
+                    entry["metrics"] = t.fidelity
+                if t.retrieval is not None:
+                    entry["retrieval"] = t.retrieval
+                if t.influence is not None:
+                    entry["influence"] = t.influence
+                if t.attribution is not None:
+                    entry["attribution"] = t.attribution
+                aggregates[test] = entry
+            if t.provenance is not None:
+                provenance[test] = t.provenance
+        return {
+            "schema_version": RESULTS_SCHEMA_VERSION,
+            "tool": TOOL,
+            "run": self.run,
+            "models": self.models,
+            "options": self.options,
+            "records": self.records,
+            "aggregates": aggregates,
+            "provenance": provenance,
+            "gates": [g.as_dict() for g in self.gates],
+            "fixture_errors": self.fixture_errors,
+            "produced_by": self.produced_by,
+            "influence_costs": self.influence_costs,
+            "cache": self.cache,
+            "timings": self.timings,
+            "traces": self.traces,
+        }
+
+
+def summarise_test(test: str, records: Sequence[Mapping[str, Any]], *, seed: int) -> TestResults:
+    """Every population number of one test's records (placeholders of cases without a record
+    carry ``"missing"`` and are counted, not scored)."""
+    present = [r for r in records if "missing" not in r]
+    out = TestResults(test=test, n=len(present), missing=len(records) - len(present))
+    if present and all("answer" in r and "citation" in r for r in present):
+        out.fidelity = aggregate(present, FIDELITY_METRICS, seed=seed)
+        if all("retrieval" in r for r in present):  # index mode: kept apart from citation
+            out.retrieval = aggregate(present, RETRIEVAL_METRICS, seed=seed)
+    if present and all("influence" in r for r in present):
+        out.influence = influence_summary(present, seed=seed)
+    out.provenance = provenance_summary(records, seed=seed)
+    return out
+
+
+def build_results(
+    *,
+    run: dict[str, Any],
+    models: dict[str, dict[str, Any]],
+    options: dict[str, Any],
+    records: Mapping[str, Sequence[dict[str, Any]]],
+    gates: list[GateResult],
+    fixture_errors: list[str],
+    produced_by: Mapping[str, dict[str, Any]],
+    influence_costs: Mapping[str, dict[str, Any]],
+    timings: dict[str, Any],
+    cache: dict[str, int],
+    seed: int,
+    traces: Mapping[str, dict[str, Any]] | None = None,
+) -> RunResults:
+    """The run's results; records are sorted by case id so every worker layout gives the
+    same document."""
+    ordered = {
+        t: sorted(recs, key=lambda r: str(r.get("case_id"))) for t, recs in sorted(records.items())
+    }
+    return RunResults(
+        run=run,
+        models=dict(sorted(models.items())),
+        options=options,
+        records=ordered,
+        tests={t: summarise_test(t, recs, seed=seed) for t, recs in ordered.items()},
+        gates=gates,
+        fixture_errors=list(fixture_errors),
+        produced_by=dict(sorted(produced_by.items())),
+        influence_costs=dict(sorted(influence_costs.items())),
+        timings=timings,
+        cache=cache,
+        traces=dict(sorted((traces or {}).items())),
+    )
+
+
+# -- reading a results JSON back -------------------------------------------------------------
+_REQUIRED: dict[str, type] = {
+    "run": dict,
+    "models": dict,
+    "options": dict,
+    "records": dict,
+    "aggregates": dict,
+    "provenance": dict,
+    "gates": list,
+    "fixture_errors": list,
+}
+_JSON_NAME: dict[type, str] = {dict: "object", list: "array"}
+_OPTIONAL: dict[str, type] = {
+    "produced_by": dict,
+    "influence_costs": dict,
+    "timings": dict,
+    "cache": dict,
+    "traces": dict,
+}
+
+
+def _gate_from(d: Mapping[str, Any]) -> GateResult:
+    ci = d.get("ci")
+    return GateResult(
+        spec=GateSpec.from_dict(d),
+        passed=bool(d["passed"]),
+        value=None if d.get("value") is None else float(d["value"]),
+        ci=None if not ci else (float(ci[0]), float(ci[1])),
+        n=int(d["n"]),
+        missing=int(d.get("missing", 0)),
+        reason=str(d.get("reason", "")),
+        higher_is_better=d.get("comparison", ">=") == ">=",
+    )
+
+
+def results_from_json(data: Any, source: str = "results JSON") -> RunResults:
+    """A :class:`RunResults` from a parsed results JSON; :class:`ResultsError` naming
+    ``source`` and the problem when it is not one of this version."""
+    if not isinstance(data, dict) or data.get("tool") != TOOL:
+        raise ResultsError(f'{source}: not a pytest-provenai results JSON (no "tool": "{TOOL}")')
+    version = data.get("schema_version")
+    if version != RESULTS_SCHEMA_VERSION:
+        raise ResultsError(
+            f"{source}: results schema_version {version!r}, this release reads "
+            f"{RESULTS_SCHEMA_VERSION}; rerun the audit with this release to get a current file"
+        )
+    for key, kind in _REQUIRED.items():
+        if not isinstance(data.get(key), kind):
+            raise ResultsError(f"{source}#/{key}: expected a JSON {_JSON_NAME[kind]}")
+    for key, kind in _OPTIONAL.items():
+        if key in data and not isinstance(data[key], kind):
+            raise ResultsError(f"{source}#/{key}: expected a JSON {_JSON_NAME[kind]}")
+    for test, recs in data["records"].items():
+        if not isinstance(recs, list):
+            raise ResultsError(f"{source}#/records/{test}: expected a JSON array of records")
+        for i, rec in enumerate(recs):
+            if not isinstance(rec, dict) or not isinstance(rec.get("case_id"), str):
+                raise ResultsError(
+                    f"{source}#/records/{test}/{i}: expected a record object with a case_id"
+                )
+    try:
+        gates = [_gate_from(g) for g in data["gates"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ResultsError(
+            f"{source}#/gates: malformed gate ({type(exc).__name__}: {exc})"
+        ) from None
+    tests: dict[str, TestResults] = {}
+    names = set(data["records"]) | set(data["aggregates"]) | set(data["provenance"])
+    for test in sorted(names):
+        agg = data["aggregates"].get(test, {})
+        prov = data["provenance"].get(test)
+        recs = data["records"].get(test, [])
+        present = [r for r in recs if isinstance(r, dict) and "missing" not in r]
+        tests[test] = TestResults(
+            test=test,
+            n=int(agg.get("n", prov["n"] if prov else len(present))),
+            missing=int(agg.get("missing", prov["missing"] if prov else len(recs) - len(present))),
+            fidelity=agg.get("metrics"),
+            retrieval=agg.get("retrieval"),
+            influence=agg.get("influence"),
+            provenance=prov,
+            attribution=agg.get("attribution"),
+        )
+    return RunResults(
+        run=data["run"],
+        models=data["models"],
+        options=data["options"],
+        records=data["records"],
+        tests=tests,
+        gates=gates,
+        fixture_errors=[str(e) for e in data["fixture_errors"]],
+        produced_by=data.get("produced_by", {}),
+        influence_costs=data.get("influence_costs", {}),
+        timings=data.get("timings", {}),
+        cache=data.get("cache", {}),
+        traces=data.get("traces", {}),
+    )
+
+
+def load_results(path: str | Path) -> RunResults:
+    """Read and check a results JSON file (one clear :class:`ResultsError` line if it is not
+    one: unreadable, truncated, wrong schema version, from another tool)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultsError(f"{p}: cannot be read ({type(exc).__name__}: {exc})") from None
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise ResultsError(f"{p}: not valid JSON ({exc}); is the file truncated?") from None
+    return results_from_json(data, str(p))
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")

@@ -1,0 +1,200 @@
+"""A small JSON-over-HTTP client for OpenAI-compatible servers (standard library only).
+
+- ``parse_base_url`` validates ``--provenai-base-url`` (``http(s)://host[:port][/path]``, no
+  credentials in it) and returns it without a trailing slash.
+- :class:`JSONClient` sends JSON requests with bounded retries and exponential backoff for
+  transient failures (connection refused or reset, timeouts, HTTP 408/429/5xx, a body that is
+  not JSON, e.g. a server that died mid-reply); anything else (HTTP 4xx) fails at once. The
+  final error is one line naming method, URL and status. A semaphore bounds the requests in
+  flight from this process (``--provenai-max-concurrency``).
+- The API key is read from :data:`API_KEY_ENV` by the caller and sent as a bearer token; it
+  never appears in an error message, a log line or any value this module returns.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import BackendError
+
+API_KEY_ENV = "PROVENAI_API_KEY"
+"""Environment variable holding the API key of the served model (optional)."""
+
+TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+DEFAULT_RETRIES = 3
+DEFAULT_BACKOFF = 0.5
+DEFAULT_TIMEOUT = 600.0
+
+
+class ServerError(BackendError):
+    """A request to the server failed for good (after retries, or at once for a 4xx)."""
+
+    def __init__(self, message: str, *, status: int | None, transient: bool) -> None:
+        super().__init__(message)
+        self.status = status
+        self.transient = transient
+
+
+def parse_base_url(text: str, option: str = "--provenai-base-url") -> str:
+    """The base URL without a trailing slash; BackendError with the fix if it does not parse."""
+    raw = str(text).strip()
+    example = "e.g. http://127.0.0.1:8000/v1"
+    try:
+        parts = urllib.parse.urlsplit(raw)
+        port = parts.port  # raises ValueError on a bad port
+    except ValueError as exc:
+        raise BackendError(f"{option} {raw!r} does not parse as a URL ({exc}); {example}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise BackendError(f"{option} {raw!r} is not an http(s) URL with a host; {example}")
+    if parts.username or parts.password:
+        raise BackendError(
+            f"{option}: put no credentials in the URL; set the API key in ${API_KEY_ENV}"
+        )
+    if parts.query or parts.fragment:
+        raise BackendError(f"{option} {raw!r}: a base URL has no query or fragment; {example}")
+    del port
+    return raw.rstrip("/")
+
+
+class JSONClient:
+    """JSON requests to ``base_url`` + path, with retries, backoff and a concurrency bound."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
+        backoff: float = DEFAULT_BACKOFF,
+        max_concurrency: int = 4,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.base_url = parse_base_url(base_url)
+        self._api_key = api_key or None
+        self.timeout = timeout
+        self.retries = max(0, retries)
+        self.backoff = backoff
+        self.max_concurrency = max(1, max_concurrency)
+        self._slots = threading.BoundedSemaphore(self.max_concurrency)
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.requests = 0
+        self.retried = 0
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"JSONClient({self.base_url!r}, max_concurrency={self.max_concurrency})"
+
+    def url(self, path: str) -> str:
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+    def get(self, path: str) -> Any:
+        return self.request("GET", path, None)
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        return self.request("POST", path, body)
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        """The decoded JSON reply; ServerError (one line: method, URL, status) on failure."""
+        url = self.url(path)
+        attempts = self.retries + 1
+        last: ServerError | None = None
+        for attempt in range(attempts):
+            if attempt:
+                with self._lock:
+                    self.retried += 1
+                self._sleep(self.backoff * (2 ** (attempt - 1)))
+            try:
+                return self._once(method, url, body)
+            except ServerError as exc:
+                last = exc
+                if not exc.transient:
+                    raise
+        assert last is not None
+        raise ServerError(
+            f"{last} (gave up after {attempts} attempts)", status=last.status, transient=True
+        )
+
+    def _once(self, method: str, url: str, body: dict[str, Any] | None) -> Any:
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        req = urllib.request.Request(url, data=data, headers=headers, method=method)
+        where = f"{method} {url}"
+        with self._slots:
+            with self._lock:
+                self.in_flight += 1
+                self.requests += 1
+                self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    raw = resp.read()
+            except urllib.error.HTTPError as exc:
+                detail = _detail(exc)
+                raise ServerError(
+                    f"{where}: HTTP {exc.code} {exc.reason}{detail}",
+                    status=exc.code,
+                    transient=exc.code in TRANSIENT_STATUS,
+                ) from None
+            except urllib.error.URLError as exc:
+                reason = exc.reason
+                kind = (
+                    "timed out"
+                    if isinstance(reason, TimeoutError)
+                    else f"connection failed ({reason})"
+                )
+                raise ServerError(f"{where}: {kind}", status=None, transient=True) from None
+            except TimeoutError:
+                raise ServerError(
+                    f"{where}: timed out after {self.timeout:g} s", status=None, transient=True
+                ) from None
+            except (ConnectionError, http.client.HTTPException, OSError) as exc:
+                raise ServerError(
+                    f"{where}: connection dropped ({type(exc).__name__}: {exc})",
+                    status=None,
+                    transient=True,
+                ) from None
+            finally:
+                with self._lock:
+                    self.in_flight -= 1
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            snippet = raw[:80].decode("utf-8", "replace").replace("\n", " ")
+            raise ServerError(
+                f"{where}: HTTP 200 but the body is not JSON ({snippet!r})",
+                status=200,
+                transient=True,
+            ) from None
+
+
+def _detail(exc: urllib.error.HTTPError) -> str:
+    """A short, one-line excerpt of an error body (servers put the reason there)."""
+    try:
+        body = exc.read()[:400].decode("utf-8", "replace")
+    except Exception:
+        return ""
+    try:
+        parsed = json.loads(body)
+        if isinstance(parsed, dict):
+            err = parsed.get("error", parsed.get("detail", parsed))
+            if isinstance(err, dict):
+                err = err.get("message", err)
+            body = str(err)
+    except ValueError:
+        pass
+    body = " ".join(body.split())[:200]
+    return f": {body}" if body else ""

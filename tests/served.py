@@ -1,0 +1,346 @@
+"""A real llama.cpp server for the served-model tests, and a loopback proxy in front of it.
+
+``llama_server(...)`` starts llama-cpp-python's ``python -m llama_cpp.server`` on 127.0.0.1
+with a free port, serving the embedded default GGUF (found the way
+``pytest_provenai.subject.backends.default_model`` finds it), waits until ``GET /v1/models``
+answers, and always stops it (even when the block raises).
+
+``Proxy`` is a stdlib HTTP server on 127.0.0.1 that forwards to an upstream base URL and
+lets a test change what comes back: shift the echoed logprobs (a misaligned server), strip
+logprobs (a server without them), fail every request after the n-th (a server that drops
+mid-run), answer 503 a few times (transient errors), or serve something that is not an
+OpenAI API. Everything here stays on the loopback interface and stops by itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+MODEL_ALIAS = "SmolLM2-135M-Instruct"
+API_KEY = "test-key-not-secret-7f3a"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def default_gguf() -> Path:
+    from pytest_provenai.subject.backends.default_model import default_gguf_path
+
+    return default_gguf_path()
+
+
+def _ready(url: str, api_key: str | None) -> bool:
+    req = urllib.request.Request(url)
+    if api_key:
+        req.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(req, timeout=2) as resp:
+            return bool(resp.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _die_with_parent() -> None:
+    """In the server's process before exec: SIGTERM it when the test process dies, however
+    it dies (Linux), so no server outlives a killed test run."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+@contextlib.contextmanager
+def llama_server(
+    *, api_key: str | None = API_KEY, n_ctx: int = 4096, log: Path | None = None
+) -> Iterator[str]:
+    """Yield the base URL (``http://127.0.0.1:PORT/v1``) of a running llama-cpp-python
+    server serving the default GGUF; stop it afterwards."""
+    port = free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(default_gguf()),
+        "--model_alias",
+        MODEL_ALIAS,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(n_ctx),
+        "--logits_all",
+        "true",
+        "--verbose",
+        "false",
+    ]
+    if api_key:
+        cmd += ["--api_key", api_key]
+    out = open(log, "wb") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while not _ready(f"{base}/models", api_key):
+            if proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited with {proc.returncode}: {cmd}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("llama_cpp.server did not become ready in 180 s")
+            time.sleep(0.25)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=15)
+        if log and hasattr(out, "close"):
+            out.close()
+
+
+# -- loopback HTTP servers -------------------------------------------------------------------------
+class Loopback:
+    """A threaded HTTP server on 127.0.0.1 (a free port) that never blocks on close."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+        self.server.daemon_threads = True
+        self.server.block_on_close = False
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+Transform = Callable[[str, dict[str, Any] | None, dict[str, Any]], dict[str, Any]]
+
+
+class Proxy:
+    """Forward ``/v1/...`` to ``upstream`` (a base URL ending in /v1), on 127.0.0.1.
+
+    ``transform(path, request_body, reply) -> reply`` rewrites successful JSON replies;
+    ``fail_after``: requests after this many get ``fail_status`` (or a dropped connection
+    when ``fail_status`` is None); ``flaky``: the first n requests get 503.
+    ``not_openai``: every request gets an HTML 404 page.
+    """
+
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        transform: Transform | None = None,
+        fail_after: int | None = None,
+        fail_status: int | None = 500,
+        flaky: int = 0,
+        not_openai: bool = False,
+        delay: float = 0.0,
+    ) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.transform = transform
+        self.fail_after = fail_after
+        self.fail_status = fail_status
+        self.flaky = flaky
+        self.not_openai = not_openai
+        self.delay = delay
+        self.count = 0
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.lock = threading.Lock()
+        self.seen_auth: set[str] = set()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                proxy.handle(self, None)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                proxy.handle(self, json.loads(self.rfile.read(length) or b"{}"))
+
+        self._loop = Loopback(Handler)
+
+    @property
+    def base_url(self) -> str:
+        return self._loop.base_url
+
+    def __enter__(self) -> Proxy:
+        self._loop.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._loop.stop()
+
+    def _send(self, h: BaseHTTPRequestHandler, status: int, body: bytes, ctype: str) -> None:
+        h.send_response(status)
+        h.send_header("Content-Type", ctype)
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.write(body)
+
+    def handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any] | None) -> None:
+        with self.lock:
+            self.count += 1
+            n = self.count
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            auth = h.headers.get("Authorization")
+            if auth:
+                self.seen_auth.add(auth)
+        try:
+            if self.delay:
+                time.sleep(self.delay)
+            if self.not_openai:
+                self._send(h, 404, b"<html><body>Not Found</body></html>", "text/html")
+                return
+            if n <= self.flaky:
+                self._send(h, 503, b'{"error": "warming up"}', "application/json")
+                return
+            if self.fail_after is not None and n > self.fail_after:
+                if self.fail_status is None:
+                    h.connection.shutdown(socket.SHUT_RDWR)  # drop mid-request
+                    return
+                self._send(h, self.fail_status, b'{"error": "boom"}', "application/json")
+                return
+            path = h.path.split("/v1", 1)[-1]
+            data = None if body is None else json.dumps(body).encode()
+            req = urllib.request.Request(
+                self.upstream + path, data=data, method="POST" if body is not None else "GET"
+            )
+            req.add_header("Content-Type", "application/json")
+            if auth:
+                req.add_header("Authorization", auth)
+            try:
+                with urllib.request.urlopen(req, timeout=600) as resp:
+                    reply = json.loads(resp.read())
+            except urllib.error.HTTPError as exc:
+                self._send(h, exc.code, exc.read(), "application/json")
+                return
+            if self.transform is not None:
+                reply = self.transform(path, body, reply)
+            self._send(h, 200, json.dumps(reply).encode(), "application/json")
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+
+def shift_echo(by: int) -> Transform:
+    """A transform that moves echoed top_logprobs ``by`` entries later. llama-cpp-python's
+    entry i describes token i+1: ``by=1`` makes it aligned (token_logprobs then read from the
+    moved entries), ``by=-1`` makes it two off, which no known correction fixes."""
+
+    def transform(path: str, body: dict[str, Any] | None, reply: dict[str, Any]) -> dict[str, Any]:
+        if not (body and body.get("echo") and path.startswith("/completions")):
+            return reply
+        lp = reply["choices"][0].get("logprobs")
+        if not lp:
+            return reply
+        tops = lp["top_logprobs"]
+        n = len(tops)
+        if by >= 0:
+            lp["top_logprobs"] = [None] * by + tops[: n - by]
+        else:
+            lp["top_logprobs"] = tops[-by:] + [None] * (-by)
+        lp["token_logprobs"] = [
+            top.get(tok) if isinstance(top, dict) else None
+            for tok, top in zip(lp["tokens"], lp["top_logprobs"], strict=True)
+        ]
+        return reply
+
+    return transform
+
+
+def strip_logprobs(path: str, body: dict[str, Any] | None, reply: dict[str, Any]) -> dict[str, Any]:
+    """A server that ignores the logprobs parameter."""
+    if path.startswith("/completions"):
+        for choice in reply.get("choices", []):
+            choice["logprobs"] = None
+    return reply
+
+
+def env_with_key(api_key: str | None = API_KEY) -> dict[str, str]:
+    env = dict(os.environ)
+    if api_key:
+        env["PROVENAI_API_KEY"] = api_key
+    return env
+
+
+class Scripted:
+    """A loopback HTTP server answering request n with ``replies[n]`` (the last one repeats):
+    ``(status, body_bytes)``, ``"drop"`` (close the connection without a reply) or
+    ``("sleep", seconds, status, body)``. ``requests`` keeps (method, path, headers)."""
+
+    def __init__(self, replies: list[Any]) -> None:
+        self.replies = replies
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        me = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                me.answer(self)
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                me.answer(self)
+
+        self._loop = Loopback(Handler)
+
+    @property
+    def base_url(self) -> str:
+        return self._loop.base_url
+
+    def __enter__(self) -> Scripted:
+        self._loop.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._loop.stop()
+
+    def answer(self, h: BaseHTTPRequestHandler) -> None:
+        n = len(self.requests)
+        self.requests.append((h.command, h.path, dict(h.headers.items())))
+        reply = self.replies[min(n, len(self.replies) - 1)]
+        if reply == "drop":
+            h.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if reply[0] == "sleep":
+            time.sleep(reply[1])
+            reply = reply[2:]
+        status, body = reply
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        h.wfile.write(body)

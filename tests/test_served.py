@@ -1,0 +1,187 @@
+"""The openai backend against a real llama.cpp server (llama-cpp-python's, on 127.0.0.1,
+serving the embedded default GGUF with an API key; tests/served.py), and proxies in front of
+it that misalign, strip or drop what it returns."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from served import API_KEY, MODEL_ALIAS, Proxy, shift_echo, strip_logprobs
+
+from pytest_provenai.errors import BackendError
+from pytest_provenai.subject.backends.base import TIE_MARGIN, Decoding
+from pytest_provenai.subject.backends.openai_backend import (
+    OpenAIGenerator,
+    ServedOptions,
+    check_servers,
+    load_served,
+)
+
+MESSAGES = [
+    {"role": "system", "content": "Answer in one short line."},
+    {"role": "user", "content": "Which river flows through Paris? Answer: "},
+]
+
+
+@pytest.fixture(scope="module")
+def api_key() -> Iterator[None]:
+    old = os.environ.get("PROVENAI_API_KEY")
+    os.environ["PROVENAI_API_KEY"] = API_KEY
+    yield
+    if old is None:
+        del os.environ["PROVENAI_API_KEY"]
+    else:
+        os.environ["PROVENAI_API_KEY"] = old
+
+
+def options(url: str, **kw: Any) -> ServedOptions:
+    return ServedOptions(base_url=url, model=MODEL_ALIAS, tokenizer="default", **kw)
+
+
+@pytest.fixture(scope="module")
+def served(llama_base_url: str, api_key: None) -> OpenAIGenerator:
+    return load_served(options(llama_base_url), Decoding(max_new_tokens=24))
+
+
+def test_probe_on_chat_prompts_finds_the_echo_aligned(served: OpenAIGenerator) -> None:
+    report = served.report
+    assert (report.model, report.top_logprobs, report.echo, report.bos) == (
+        MODEL_ALIAS,
+        20,
+        True,
+        0,
+    )
+    # every chat prompt starts with <|im_start|>, SmolLM2's BOS id: llama-cpp-python then
+    # pairs each echoed token with its own distribution
+    assert report.shift == 0 and report.score and report.echo_tail == 0
+    assert "score via echoed prompt logprobs (aligned); KL from top-20" in report.describe()
+    caps = served.capabilities
+    assert caps.score and caps.logprobs and caps.score_topk == 20
+    assert served.identity.endpoint == served.client.base_url
+    assert "endpoint" not in served.identity.model_key()
+    assert served.identity.cache_key()["endpoint"] == served.client.base_url
+
+
+def test_teacher_forced_rows_line_up_with_greedy_generation(served: OpenAIGenerator) -> None:
+    prompt = served.render_chat(MESSAGES)
+    assert_lines_up(served, prompt)
+    gen = served.generate(prompt)
+    if gen.finish_reason == "stop":
+        assert gen.token_ids[-1] in served.stop_ids
+
+
+def assert_lines_up(gen_: OpenAIGenerator, prompt: str) -> Any:
+    """Greedy output and teacher-forced rows agree: argmax = the generated token (where no
+    near tie), and the generation-time logprob is read back at each position, up to where the
+    server's greedy pieces leave the canonical tokenisation of its text (then the teacher-forced
+    ids are not the generated ones, and the exact ablation path regenerates from there)."""
+    reply = gen_.client.post("completions", gen_._body(prompt, 24, logprobs=1))
+    choice = reply["choices"][0]
+    pieces, lps = choice["logprobs"]["tokens"], choice["logprobs"]["token_logprobs"]
+    ids = gen_._output_ids(prompt, choice["text"])
+    same = next(
+        (t for t, (i, p) in enumerate(zip(ids, pieces, strict=False)) if gen_._piece(i) != p),
+        min(len(ids), len(pieces)),
+    )
+    assert same >= 5
+    rows = gen_.score(prompt, ids)
+    assert rows.shape == (len(ids), gen_.vocab)
+    for t in range(same):
+        top2 = np.sort(rows[t])[-2:]
+        if top2[1] - top2[0] > TIE_MARGIN:
+            assert int(np.argmax(rows[t])) == ids[t], (t, ids[t])
+        assert abs(float(rows[t][ids[t]]) - lps[t]) < 0.02, t
+    return rows
+
+
+def test_shifted_echo_is_corrected_and_a_misaligned_one_refused(
+    llama_base_url: str, api_key: None, served: OpenAIGenerator
+) -> None:
+    # entry i describing token i-1: no known correction, so no KL
+    with Proxy(llama_base_url, transform=shift_echo(1)) as bad:
+        with pytest.raises(BackendError) as info:
+            check_servers([options(bad.base_url)], needs_kl=True)
+    assert str(info.value).startswith(
+        f"--provenai-ablation exact needs KL, but the server at {bad.base_url} gives no "
+        "teacher-forced logprobs: its echoed prompt logprobs match neither the aligned nor a "
+        "one-token-shifted position"
+    )
+    # entry i describing token i+1 (llama-cpp-python on a prompt without a leading BOS)
+    prompt = served.render_chat(MESSAGES)
+    with Proxy(llama_base_url, transform=shift_echo(-1)) as shifted:
+        corrected = load_served(options(shifted.base_url), Decoding(max_new_tokens=24))
+        assert corrected.report.shift == 1 and corrected.report.score
+        assert "shifted by 1, corrected" in corrected.report.describe()
+        rows = assert_lines_up(corrected, prompt)
+    direct = served.score(prompt, served.generate(prompt).token_ids)[: len(rows)]
+    assert np.array_equal(np.argmax(rows, -1), np.argmax(direct, -1))
+    assert np.allclose(np.max(rows, -1), np.max(direct, -1), atol=1e-4)
+
+
+def test_llama_cpp_python_shift_without_a_leading_bos_is_corrected(
+    llama_base_url: str, api_key: None, tmp_path: Path
+) -> None:
+    """A chat template that does not start with the BOS token: llama-cpp-python's own echo
+    then describes token i+1 at entry i; the probe finds that and the rows still line up."""
+    from pytest_provenai.subject.backends.default_model import ensure_default_model
+
+    src = ensure_default_model().folder
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    for f in src.iterdir():
+        if f.suffix == ".safetensors":
+            (folder / f.name).symlink_to(f)
+        elif f.is_file():
+            shutil.copy(f, folder / f.name)
+    cfg = json.loads((folder / "tokenizer_config.json").read_text(encoding="utf-8"))
+    template = (folder / "chat_template.jinja").read_text(encoding="utf-8")
+    (folder / "chat_template.jinja").write_text("Chat log.\n" + template, encoding="utf-8")
+    cfg.pop("chat_template", None)
+    (folder / "tokenizer_config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    gen = load_served(
+        ServedOptions(base_url=llama_base_url, model=MODEL_ALIAS, tokenizer=str(folder)),
+        Decoding(max_new_tokens=24),
+    )
+    prompt = gen.render_chat(MESSAGES)
+    assert prompt.startswith("Chat log.\n<|im_start|>")
+    assert gen.report.shift == 1
+    assert_lines_up(gen, prompt)
+
+
+def test_server_without_logprobs_gives_surface_only(llama_base_url: str, api_key: None) -> None:
+    with Proxy(llama_base_url, transform=strip_logprobs) as proxy:
+        with pytest.raises(BackendError, match="the server returns no logprobs; enable prompt"):
+            check_servers([options(proxy.base_url)], needs_kl=True)
+        (report,) = check_servers([options(proxy.base_url)], needs_kl=False)
+        gen = load_served(options(proxy.base_url), Decoding(max_new_tokens=8))
+        assert not report.score and not gen.capabilities.score
+        assert "no score (the server returns no logprobs); influence is surface-only" in (
+            report.describe()
+        )
+        out = gen.generate(gen.render_chat(MESSAGES))
+        assert out.text and out.token_ids and out.logprobs == []
+        with pytest.raises(BackendError, match="cannot score a continuation"):
+            gen.score("x", out.token_ids)
+
+
+def test_max_concurrency_bounds_the_ablation_requests(
+    llama_base_url: str, api_key: None, served: OpenAIGenerator
+) -> None:
+    prompt = served.render_chat(MESSAGES)
+    gen = served.generate(prompt)
+    ablated = [served.render_chat([MESSAGES[1]]), prompt]
+    with Proxy(llama_base_url) as proxy:
+        two = load_served(options(proxy.base_url, max_concurrency=2), Decoding(max_new_tokens=24))
+        start = proxy.count
+        result = two.ablation_pass(prompt, ablated, gen.token_ids, margin=TIE_MARGIN)
+        assert proxy.peak_in_flight == 2
+    assert proxy.count - start >= 3  # full + two ablated scores (+ regenerations)
+    assert result.variants[1].divergence is None  # the unchanged prompt keeps the output
+    assert result.variants[1].generation.token_ids == gen.token_ids
