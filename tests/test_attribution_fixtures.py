@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_frozen_provenance import copy_set, edit_case
+from fixture_edit import edit_case, load_error, write_case_bytes
+from project import copy_fixture_set
 
 from pytest_provenai._io import sha256_text
 from pytest_provenai.errors import FixtureError
@@ -49,7 +50,8 @@ def test_shipped_sets_load_with_their_sizes() -> None:
         "non_factual",
     }
     claims = load_fixture_set(FIXTURES / CLAIMS)
-    n_claims = sum(len(a.claims) for c in claims.cases for a in c.answers)  # type: ignore[union-attr]
+    claim_cases = [c for c in claims.cases if isinstance(c, TraceCase)]
+    n_claims = sum(len(a.claims) for c in claim_cases for a in c.answers)
     assert len(claims.cases) == 40 and 330 <= n_claims <= 420
     probes = load_fixture_set(FIXTURES / PROBES)
     assert len(probes.cases) == 50 and all(isinstance(c, ProbeCase) for c in probes.cases)
@@ -98,11 +100,39 @@ FIRST_TRACE = "telecom-multi-tool"
 
 
 def _bad(tmp_path: Path, name: str, case_id: str, mutate: Any) -> FixtureError:
-    folder = copy_set(tmp_path, name)
-    edit_case(folder, case_id, mutate)
-    with pytest.raises(FixtureError) as info:
-        load_fixture_set(folder)
-    return info.value
+    folder = copy_fixture_set(tmp_path, name)
+    edit_case(folder, f"cases/{case_id}.json", mutate)
+    return load_error(folder)
+
+
+@pytest.mark.parametrize(
+    ("make_bytes", "words"),
+    [
+        (
+            lambda text: text.replace(
+                '"request": ', '"request": ' + "[" * 2000 + "]" * 2000 + ', "x": ', 1
+            ),
+            "nested",
+        ),
+        (lambda text: text.replace('"index": 0', '"index": ' + "9" * 5000, 1), "integer"),
+        (lambda text: text.replace('"request": "', '"request": "\\ud800', 1), "surrogate"),
+    ],
+    ids=["deep-nesting", "long-integer", "lone-surrogate"],
+)
+def test_a_trace_file_the_strict_reader_refuses(
+    tmp_path: Path, make_bytes: Any, words: str
+) -> None:
+    """The attribution kinds are read by frozen/jsonread.py like every kind: what Python's
+    parser would take (or crash on) is a one-line fixture error naming the file."""
+    folder = copy_fixture_set(tmp_path, SYNTHETIC)
+    rel = f"cases/{FIRST_TRACE}.json"
+    text = (folder / rel).read_text(encoding="utf-8")
+    changed = make_bytes(text)
+    assert changed != text
+    write_case_bytes(folder, rel, changed.encode("utf-8"))
+    err = load_error(folder)
+    assert err.path.endswith(rel)
+    assert words in str(err).lower()
 
 
 def test_output_text_not_matching_its_digest(tmp_path: Path) -> None:
@@ -219,9 +249,13 @@ def test_a_probe_claim_must_state_the_other_family(tmp_path: Path) -> None:
 def test_a_bad_trace_set_is_a_fixture_error_entry_while_others_run(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
-    bad = copy_set(tmp_path, SYNTHETIC)
-    edit_case(bad, FIRST_TRACE, lambda o: o["calls"][1]["outputs"][0].__setitem__("text", "x"))
-    good = copy_set(tmp_path / "g", PROBES)
+    bad = copy_fixture_set(tmp_path, SYNTHETIC)
+    edit_case(
+        bad,
+        f"cases/{FIRST_TRACE}.json",
+        lambda o: o["calls"][1]["outputs"][0].__setitem__("text", "x"),
+    )
+    good = copy_fixture_set(tmp_path / "g", PROBES)
     pytester.makepyfile(
         test_kinds="""
         import pytest

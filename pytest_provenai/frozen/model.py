@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from pytest_provenai.frozen.traces import ProbeCase, TraceCase
+
 #: Fixture kinds a set's manifest may declare (``kind``); a manifest without ``kind`` is a
 #: HotpotQA set. The plugin's ``provenai_kind`` marker selects cases by these names.
 KINDS = (
@@ -178,5 +180,3 @@ class DerivationCase:
 
 #: Any case a fixture set can hold (the attribution kinds live in frozen/traces.py).
 AnyCase: TypeAlias = "Case | GroundedCase | QuotationCase | DerivationCase | TraceCase | ProbeCase"
-
-from pytest_provenai.frozen.traces import ProbeCase, TraceCase  # noqa: E402

@@ -27,7 +27,7 @@ from pytest_provenai._io import atomic_write_text, sha256_text
 from pytest_provenai.attribution.decompose import claim_at
 from pytest_provenai.attribution.features import CATEGORICAL_FEATURES, LM_FEATURES, NUMERIC_FEATURES
 from pytest_provenai.attribution.pipeline import Encoder, FeatureSource, prepare_claims
-from pytest_provenai.frozen.kind_traces import build_trace_case
+from pytest_provenai.frozen.kind_attribution import build_trace_case
 from pytest_provenai.frozen.traces import TraceCase, collect_evidence
 from pytest_provenai.verify.sets import DERIVATION_VERSION, RecordPool, build_trace
 

@@ -1,7 +1,10 @@
 """Strict loading of the attribution fixture kinds ``mcp_trace`` and ``conflation_probe``.
 
 Schemas ``mcp_trace.schema.json`` / ``conflation_probe.schema.json`` (sharing
-``trace.schema.json``), manifest ``attribution-manifest.schema.json``. Beyond the schema,
+``trace.schema.json``), manifest ``attribution-manifest.schema.json``; rows of
+:data:`pytest_provenai.frozen.kinds.FIXTURE_KINDS`. The bytes are read by
+``frozen/jsonread.py`` like every kind's (deep nesting, long integers and lone surrogates
+are fixture errors before these checks run). Beyond the schema,
 every case is checked for what a schema cannot express, each problem a
 :class:`~pytest_provenai.errors.FixtureError` naming the file, a JSON pointer, expected and
 actual:
@@ -28,6 +31,7 @@ from typing import Any
 
 from pytest_provenai._io import sha256_text
 from pytest_provenai.errors import FixtureError
+from pytest_provenai.frozen.jsonread import describe_value, json_pointer
 from pytest_provenai.frozen.traces import (
     LabelledAnswer,
     LabelledClaim,
@@ -38,23 +42,9 @@ from pytest_provenai.frozen.traces import (
     canonical_arguments,
     collect_evidence,
 )
+from pytest_provenai.frozen.validate import ID_RE, require_match
 
-__all__ = ["TRACE_KINDS", "build_probe_case", "build_trace_case", "evidence_sources"]
-
-TRACE_KINDS = ("mcp_trace", "conflation_probe")
-
-
-def _pointer(*parts: str | int) -> str:
-    from pytest_provenai.frozen.load import json_pointer
-
-    return json_pointer(*parts)
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, str):
-        text = value if len(value) <= 100 else value[:100] + "…"
-        return f"the string {json.dumps(text, ensure_ascii=False)}"
-    return json.dumps(value, ensure_ascii=False)
+__all__ = ["build_probe_case", "build_trace_case", "evidence_sources"]
 
 
 def _contains(text: str, value: str) -> bool:
@@ -68,25 +58,6 @@ def _contains(text: str, value: str) -> bool:
     )
 
 
-def _check_id(obj: dict[str, Any], path: str) -> None:
-    from pytest_provenai.frozen.load import ID_RE
-
-    if not ID_RE.fullmatch(obj["id"]):
-        raise FixtureError(path, "/id", f"a string matching ^{ID_RE.pattern}$", _shown(obj["id"]))
-
-
-def _utf8(text: str, path: str, pointer: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise FixtureError(
-            path,
-            pointer,
-            "Unicode text (UTF-8 has no lone surrogates)",
-            f"a lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start}",
-        ) from None
-
-
 def _calls(obj: dict[str, Any], path: str) -> tuple[ToolCall, ...]:
     calls: list[ToolCall] = []
     digest_of: dict[str, tuple[str, str]] = {}
@@ -94,26 +65,25 @@ def _calls(obj: dict[str, Any], path: str) -> tuple[ToolCall, ...]:
         here = ("calls", i)
         if call["index"] != i:
             raise FixtureError(
-                path, _pointer(*here, "index"), f"{i} (the call's position)", str(call["index"])
+                path, json_pointer(*here, "index"), f"{i} (the call's position)", str(call["index"])
             )
         _, args_sha = canonical_arguments(call["arguments"])
         if call["arguments_sha256"] != args_sha:
             raise FixtureError(
                 path,
-                _pointer(*here, "arguments_sha256"),
-                f"{args_sha} (sha256 of the canonical JSON of {_pointer(*here, 'arguments')})",
+                json_pointer(*here, "arguments_sha256"),
+                f"{args_sha} (sha256 of the canonical JSON of {json_pointer(*here, 'arguments')})",
                 str(call["arguments_sha256"]),
             )
         outputs = []
         for j, out in enumerate(call["outputs"]):
             at = (*here, "outputs", j)
-            _utf8(out["text"], path, _pointer(*at, "text"))
             digest = sha256_text(out["text"])
             if out["sha256"] != digest:
                 raise FixtureError(
                     path,
-                    _pointer(*at, "sha256"),
-                    f"{digest} (sha256 of {_pointer(*at, 'text')})",
+                    json_pointer(*at, "sha256"),
+                    f"{digest} (sha256 of {json_pointer(*at, 'text')})",
                     str(out["sha256"]),
                 )
             source = out["source"]
@@ -122,12 +92,12 @@ def _calls(obj: dict[str, Any], path: str) -> tuple[ToolCall, ...]:
                 if first is not None and first[0] != digest:
                     raise FixtureError(
                         path,
-                        _pointer(*at, "sha256"),
+                        json_pointer(*at, "sha256"),
                         f"{first[0]} (source {json.dumps(source)} has that digest at "
                         f"{first[1]}; a source id names one text)",
                         f"{digest}, a second digest for the same source id",
                     )
-                digest_of.setdefault(source, (digest, _pointer(*at)))
+                digest_of.setdefault(source, (digest, json_pointer(*at)))
             outputs.append(ToolOutput(source, out["text"], digest))
         calls.append(
             ToolCall(
@@ -145,7 +115,7 @@ def _calls(obj: dict[str, Any], path: str) -> tuple[ToolCall, ...]:
             called = ", ".join(sorted(json.dumps(t) for t in tools)) or "none"
             raise FixtureError(
                 path,
-                _pointer("families", tool),
+                json_pointer("families", tool),
                 f"a tool called in /calls ({called})",
                 f"the tool {json.dumps(tool)}, which is never called",
             )
@@ -162,19 +132,18 @@ def _answer(
     item: dict[str, Any], path: str, at: tuple[str | int, ...], sources: dict[str, str]
 ) -> LabelledAnswer:
     text: str = item["text"]
-    _utf8(text, path, _pointer(*at, "text"))
     data = text.encode("utf-8")
     claims: list[LabelledClaim] = []
     previous_end = 0
     for j, claim in enumerate(item["claims"]):
         here = (*at, "claims", j)
         start, end = claim["range"]
-        where = _pointer(*here, "range")
+        where = json_pointer(*here, "range")
         if not start < end <= len(data):
             raise FixtureError(
                 path,
                 where,
-                f"a non-empty range inside {_pointer(*at, 'text')} ({len(data)} bytes)",
+                f"a non-empty range inside {json_pointer(*at, 'text')} ({len(data)} bytes)",
                 json.dumps([start, end]),
             )
         for edge in (start, end):
@@ -186,7 +155,7 @@ def _answer(
                 raise FixtureError(
                     path,
                     where,
-                    f"a range on UTF-8 character boundaries of {_pointer(*at, 'text')}",
+                    f"a range on UTF-8 character boundaries of {json_pointer(*at, 'text')}",
                     f"{json.dumps([start, end])}, whose byte {edge} falls inside the character "
                     f"{json.dumps(char, ensure_ascii=False)} (bytes {char_start}–"
                     f"{char_start + len(char.encode('utf-8'))})",
@@ -205,15 +174,15 @@ def _answer(
             if value not in claim_text:
                 raise FixtureError(
                     path,
-                    _pointer(*here, "protected_values", k),
+                    json_pointer(*here, "protected_values", k),
                     "a value that occurs in the claim's text",
-                    f"{_shown(value)}, which {_shown(claim_text)} does not contain",
+                    f"{describe_value(value)}, which {describe_value(claim_text)} does not contain",
                 )
         gold = claim["gold_source"]
         if gold is None and claim["verdict"] in ("supported", "conflated"):
             raise FixtureError(
                 path,
-                _pointer(*here, "gold_source"),
+                json_pointer(*here, "gold_source"),
                 f"the source a {claim['verdict']} claim comes from",
                 "null",
             )
@@ -221,14 +190,14 @@ def _answer(
             known = ", ".join(json.dumps(s) for s in sources) or "none"
             raise FixtureError(
                 path,
-                _pointer(*here, "gold_source"),
+                json_pointer(*here, "gold_source"),
                 f"a source of the trace's evidence ({known})",
-                _shown(gold),
+                describe_value(gold),
             )
         if claim["verdict"] == "conflated" and claim["stated_family"] is None:
             raise FixtureError(
                 path,
-                _pointer(*here, "stated_family"),
+                json_pointer(*here, "stated_family"),
                 "the family a conflated claim states",
                 "null",
             )
@@ -246,7 +215,7 @@ def _answer(
 
 def build_trace_case(obj: dict[str, Any], path: str, fixture_set: str) -> TraceCase:
     """A schema-valid ``mcp_trace`` document → :class:`TraceCase` (or FixtureError)."""
-    _check_id(obj, path)
+    require_match(path, "/id", ID_RE, obj["id"])
     calls = _calls(obj, path)
     sources = evidence_sources(calls, obj["families"])
     answers = []
@@ -255,9 +224,9 @@ def build_trace_case(obj: dict[str, Any], path: str, fixture_set: str) -> TraceC
         if item["id"] in seen:
             raise FixtureError(
                 path,
-                _pointer("answers", i, "id"),
+                json_pointer("answers", i, "id"),
                 "an answer id no other answer of the case uses",
-                f"{_shown(item['id'])}, already the id of /answers/{seen[item['id']]}",
+                f"{describe_value(item['id'])}, already the id of /answers/{seen[item['id']]}",
             )
         seen[item["id"]] = i
         answers.append(_answer(item, path, ("answers", i), sources))
@@ -276,7 +245,7 @@ def build_trace_case(obj: dict[str, Any], path: str, fixture_set: str) -> TraceC
 
 def build_probe_case(obj: dict[str, Any], path: str, fixture_set: str) -> ProbeCase:
     """A schema-valid ``conflation_probe`` document → :class:`ProbeCase` (or FixtureError)."""
-    _check_id(obj, path)
+    require_match(path, "/id", ID_RE, obj["id"])
     calls = _calls(obj, path)
     evidence = collect_evidence(calls, obj["families"]).by_source()
     texts = {s: e.text for s, e in evidence.items()}
@@ -285,7 +254,10 @@ def build_probe_case(obj: dict[str, Any], path: str, fixture_set: str) -> ProbeC
         if obj[name] not in evidence:
             known = ", ".join(json.dumps(s) for s in evidence) or "none"
             raise FixtureError(
-                path, f"/{name}", f"a source of the trace's evidence ({known})", _shown(obj[name])
+                path,
+                f"/{name}",
+                f"a source of the trace's evidence ({known})",
+                describe_value(obj[name]),
             )
     fact, other = obj["fact_source"], obj["other_source"]
     if fams[fact] == fams[other]:
@@ -293,7 +265,7 @@ def build_probe_case(obj: dict[str, Any], path: str, fixture_set: str) -> ProbeC
             path,
             "/other_source",
             f"a source of another family than fact_source ({fams[fact]})",
-            f"{_shown(other)}, also of family {fams[other]}",
+            f"{describe_value(other)}, also of family {fams[other]}",
         )
     value = obj["shared_value"]
     for name, source in (("fact_source", fact), ("other_source", other)):
@@ -303,7 +275,7 @@ def build_probe_case(obj: dict[str, Any], path: str, fixture_set: str) -> ProbeC
                 "/shared_value",
                 f"a value that occurs in both fact_source {json.dumps(fact)} and "
                 f"other_source {json.dumps(other)}",
-                f"{_shown(value)}, which {name} {json.dumps(source)} does not contain",
+                f"{describe_value(value)}, which {name} {json.dumps(source)} does not contain",
             )
     answers = {}
     for name, verdict, family in (
@@ -327,7 +299,7 @@ def build_probe_case(obj: dict[str, Any], path: str, fixture_set: str) -> ProbeC
                 if got[key] != want:
                     raise FixtureError(
                         path,
-                        _pointer(*here, key),
+                        json_pointer(*here, key),
                         f"{json.dumps(want)} (the {name} claim of a conflation probe)",
                         json.dumps(got[key]),
                     )
