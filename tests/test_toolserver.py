@@ -125,6 +125,7 @@ def test_replay_cli_reports_a_clean_graph(tools: HotpotTools, tmp_path: Path, ca
 @pytest.mark.slow
 def test_serve_over_stdio_with_the_sdks_own_client() -> None:
     from mcp import Client, StdioServerParameters
+    from mcp.types import TextContent
 
     params = StdioServerParameters(
         command=sys.executable,
@@ -136,7 +137,9 @@ def test_serve_over_stdio_with_the_sdks_own_client() -> None:
         async with Client(params) as client:
             listed = await client.list_tools()
             example = await client.call_tool("get_example", {"example_id": CASE_ID})
-            ids = json.loads(example.content[0].text)["source_ids"]
+            first = example.content[0]
+            assert isinstance(first, TextContent)
+            ids = json.loads(first.text)["source_ids"]
             doc = await client.call_tool("get_evidence_document", {"source_id": ids[4]})
             bad = await client.call_tool("get_evidence_document", {"source_id": "nope"})
             status = await client.call_tool("get_trace_session_status", {})

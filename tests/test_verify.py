@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_provenai.attribution import AttributionError
 from pytest_provenai.attribution.lexical import FeatureChecker, LexicalEncoder
 from pytest_provenai.attribution.pipeline import Verifier
+from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.traces import collect_evidence
 from pytest_provenai.verify.derive import derive_table, row_line
 from pytest_provenai.verify.forest import SEED_THRESHOLD, THRESHOLD_GRID, fit_calibrator, load_table
@@ -77,13 +77,13 @@ def test_a_changed_table_is_refused(tmp_path: Path) -> None:
 
 def _tiny_nli(folder: Path, labels: dict[int, str]) -> Path:
     import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
 
     folder.mkdir()
     words = "kestrel gold plan fee is the a of euro record not velmora ostrand".split()
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
+    BertTokenizer(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
     config = BertConfig(
         vocab_size=len(vocab),
         hidden_size=16,

@@ -13,18 +13,14 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-from pytest_provenai.errors import ProvenaiError
+from pytest_provenai.errors import AttributionError
 
-__all__ = ["EXTRA", "AttributionError", "require_extra"]
+__all__ = ["EXTRA", "require_extra"]
 
 EXTRA = "attribution"
 """The pyproject extra that installs the attribution layer's libraries (mcp, scikit-learn)."""
 
 _PACKAGES = {"mcp": "mcp", "sklearn": "scikit-learn"}
-
-
-class AttributionError(ProvenaiError):
-    """The attribution layer cannot run as asked; the message names the input and the fix."""
 
 
 def require_extra(module: str) -> None:

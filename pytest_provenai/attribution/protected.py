@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pytest_provenai.audit.abstention import Literal, LiteralIndex, protected_literals
+from pytest_provenai.audit.literals import Literal, LiteralIndex, protected_literals
 
 __all__ = [
     "STOPWORDS",

@@ -20,8 +20,9 @@ from types import TracebackType
 from typing import Any
 
 from pytest_provenai._io import sha256_text
-from pytest_provenai.attribution import AttributionError, require_extra
+from pytest_provenai.attribution import require_extra
 from pytest_provenai.attribution.graph import AnswerNode, trace_graph
+from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.traces import ToolCall, canonical_arguments
 from pytest_provenai.toolserver.tools import FAMILIES, GOLD_TOOLS, evidence_outputs
 

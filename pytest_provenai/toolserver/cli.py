@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from pytest_provenai.attribution import AttributionError
+from pytest_provenai.errors import AttributionError
 
 __all__ = ["add_mcp", "load_tools"]
 

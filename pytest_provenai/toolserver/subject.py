@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_provenai.attribution import AttributionError
+from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.model import Case
 from pytest_provenai.subject.subject import Subject, import_callable
 from pytest_provenai.subject.trace import Resource, Trace

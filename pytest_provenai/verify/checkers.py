@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from pytest_provenai.attribution import AttributionError
 from pytest_provenai.attribution.verdict import Judgement
+from pytest_provenai.errors import AttributionError
 from pytest_provenai.subject.backends.base import Identity
 from pytest_provenai.verify.forest import Calibrator
 

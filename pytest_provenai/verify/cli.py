@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from pytest_provenai.cli import positive_int
+from pytest_provenai._argtypes import positive_int
 
 __all__ = ["add_verify"]
 

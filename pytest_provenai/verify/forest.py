@@ -25,9 +25,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pytest_provenai.attribution import AttributionError, require_extra
+from pytest_provenai.attribution import require_extra
 from pytest_provenai.attribution.features import CATEGORICAL_FEATURES, LM_FEATURES, NUMERIC_FEATURES
 from pytest_provenai.attribution.verdict import HEAD_CLASSES, Judgement
+from pytest_provenai.errors import AttributionError
 
 __all__ = [
     "FOREST_PARAMS",

@@ -43,7 +43,7 @@ from typing import Any
 
 from pytest_provenai._io import sha256_file, sha256_text
 from pytest_provenai.attribution.protected import has_negation
-from pytest_provenai.audit.abstention import protected_literals
+from pytest_provenai.audit.literals import protected_literals
 from pytest_provenai.frozen.model import Case, Source, SupportingFact
 from pytest_provenai.frozen.traces import call_document
 from pytest_provenai.toolserver.tools import FAMILIES, HotpotTools, evidence_outputs
@@ -163,7 +163,7 @@ def load_pool(
         try:
             raw[name] = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            from pytest_provenai.attribution import AttributionError
+            from pytest_provenai.errors import AttributionError
 
             raise AttributionError(
                 f"{path}: no such file; pass the folder holding the HotpotQA "
