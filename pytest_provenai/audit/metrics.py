@@ -38,6 +38,7 @@ from pytest_provenai.audit.stats import (
     bootstrap_combined_ci,
     bootstrap_ratio_ci,
     clopper_pearson,
+    sum_counts,
     summarise,
 )
 
@@ -203,10 +204,7 @@ def _summarise_counts(
             rows.append(_counts(metric.counts(record)))
         except _UNREADABLE as exc:
             return _unreadable(records, i, exc, undefined=0)
-    total: dict[str, float] = {}
-    for row in rows:
-        for key, count in row.items():
-            total[key] = total.get(key, 0.0) + count
+    total = sum_counts(rows)
     value = metric.combine(total) if rows else None
     ci = bootstrap_combined_ci(
         rows, metric.combine, n_resamples=n_resamples, level=level, seed=seed
