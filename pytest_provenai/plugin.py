@@ -408,31 +408,35 @@ def provenai_influence(
 
 @pytest.fixture
 def provenai_snapshot(snapshot: Any, provenai_subject: Subject, pytestconfig: pytest.Config) -> Any:
-    from pytest_provenai.snapshot import extension_for
-
     settings = _session(pytestconfig).settings
     variant = f"index-k{settings.k}" if settings.retrieval == "index" else None
-    extension = extension_for(settings.golden, provenai_subject.identity.name, variant)
+    return _golden_snapshot(snapshot, pytestconfig, provenai_subject.identity.name, variant)
+
+
+def _golden_snapshot(
+    snapshot: Any, config: pytest.Config, folder: str, variant: str | None = None
+) -> Any:
+    """``snapshot`` bound to the verdict extension writing under ``golden/<folder>/``, the
+    folder and test function told to the golden bookkeeping (:class:`GoldenBook`)."""
+    from pytest_provenai.snapshot import extension_for
+
+    extension = extension_for(_session(config).settings.golden, folder, variant)
     assertion = snapshot.use_extension(extension)
     location = assertion.test_location
-    pytestconfig.stash[GOLDEN_KEY].use(
+    config.stash[GOLDEN_KEY].use(
         Path(extension.dirname(test_location=location)), location.snapshot_name.split("[")[0]
     )
     return assertion
 
 
 # -- the attribution layer (claim-level source verification, MCP traces) --------------------
-def _attribution_runtime(config: pytest.Config) -> Any:
-    return _session(config).attribution()
-
-
 def _record_fixture(
     request: pytest.FixtureRequest, *, mcp: bool
 ) -> Callable[[Any], dict[str, Any]]:
     """``fn(case) -> record`` through the attribution runtime; the verifier (and
     for MCP sessions the subject) is built at setup, so a missing extra or a bad table is
     one line before any case runs."""
-    runtime = _attribution_runtime(request.config)
+    runtime = _session(request.config).attribution()
     nodeid = request.node.nodeid
     try:
         if mcp:
@@ -468,12 +472,9 @@ def provenai_mcp(request: pytest.FixtureRequest) -> Callable[[Any], dict[str, An
 @pytest.fixture
 def provenai_attribution_snapshot(snapshot: Any, pytestconfig: pytest.Config) -> Any:
     """syrupy's ``snapshot`` for records that depend on the verifier only (frozen traces,
-    probes): JSON under ``golden/attribution-verifier/``."""
-    from pytest_provenai.snapshot import extension_for
-
-    settings = _session(pytestconfig).settings
-    return snapshot.use_extension(extension_for(settings.golden, "attribution-verifier"))
-
+    probes): JSON under ``golden/attribution-verifier/``, kept by the same golden
+    bookkeeping as ``provenai_snapshot``."""
+    return _golden_snapshot(snapshot, pytestconfig, "attribution-verifier")
 
 
 # -- golden snapshots ------------------------------------------------------------------------

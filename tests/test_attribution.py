@@ -382,7 +382,9 @@ def test_graph_is_stable_and_checks_completeness() -> None:
 
 
 # -- metrics ------------------------------------------------------------------------------
-def _claim(gold: str, got: str, gold_source: str | None = "s", source: str | None = "s") -> dict:
+def _claim(
+    gold: str, got: str, gold_source: str | None = "s", source: str | None = "s"
+) -> dict[str, Any]:
     return {
         "gold": {"verdict": gold, "gold_source": gold_source},
         "verdict": got,
@@ -390,7 +392,7 @@ def _claim(gold: str, got: str, gold_source: str | None = "s", source: str | Non
     }
 
 
-def _record(claims: list[dict], **attribution: Any) -> dict:
+def _record(claims: list[dict[str, Any]], **attribution: Any) -> dict[str, Any]:
     answer = {
         "role": "answer",
         "expected": "block",
@@ -434,6 +436,72 @@ def test_claim_metrics_pool_over_claims() -> None:
     assert agg["verdict_macro_f1"]["ci"] is not None
 
 
+def _results(records: list[dict[str, Any]]) -> Any:
+    from pytest_provenai.report.results import build_results
+
+    return build_results(
+        run={"id": "r"},
+        models={},
+        options={"seed": 42},
+        records={"suites/test_attribution.py::test_trace": records},
+        gates=[],
+        fixture_errors=[],
+        produced_by={},
+        influence_costs={},
+        timings={},
+        cache={},
+        seed=42,
+        attribution_costs={"suites/test_attribution.py::test_trace[c]": {"seconds": 0.1}},
+    )
+
+
+def test_attribution_results_are_computed_once_and_rendered_by_summary_json_and_compare() -> None:
+    from pytest_provenai.report.compare import compare_runs
+    from pytest_provenai.report.results import results_from_json
+    from pytest_provenai.report.summary import summary_lines
+
+    base_records = [
+        dict(
+            _record([_claim("supported", "supported"), _claim("contradicted", "supported")]),
+            case_id="a",
+        ),
+        dict(
+            _record([_claim("unsupported", "unsupported"), _claim("conflated", "conflated")]),
+            case_id="b",
+        ),
+        dict(_record([_claim("supported", "contradicted")]), case_id="c"),
+    ]
+    base = _results(base_records)
+    summary = base.tests["suites/test_attribution.py::test_trace"].attribution
+    assert summary is not None
+    # the probe and session rates do not apply to trace records: left out, not shown as 0
+    assert "probe_block_rate" not in summary and "session_allow_rate" not in summary
+    pooled = macro_f1(summary["verdict_macro_f1"]["counts"])
+    assert summary["verdict_macro_f1"]["value"] == pytest.approx(pooled)
+    assert summary["reject_recall"]["denominator"] == 3
+    lines = summary_lines(base)
+    assert any(
+        line.endswith("attribution n=3  (pooled over claims, 95% CI by trace)") for line in lines
+    )
+    assert any(line.strip().startswith("reject_recall") and "(2/3)" in line for line in lines)
+    again = results_from_json(base.to_json())
+    assert again.tests["suites/test_attribution.py::test_trace"].attribution == summary
+    assert again.attribution_costs == base.attribution_costs
+
+    fixed = [dict(r) for r in base_records]
+    fixed[2] = dict(_record([_claim("supported", "supported")]), case_id="c")
+    comparison = compare_runs(base, _results(fixed))
+    diffs = {m.metric: m for m in comparison.metrics}
+    f1 = diffs["verdict_macro_f1"]
+    new_summary = _results(fixed).tests["suites/test_attribution.py::test_trace"].attribution
+    assert new_summary is not None
+    # the comparison uses the same pooled statistic as the summaries, not a per-case mean
+    assert f1.base == pytest.approx(summary["verdict_macro_f1"]["value"])
+    assert f1.new == pytest.approx(new_summary["verdict_macro_f1"]["value"])
+    assert f1.diff is not None and f1.diff > 0 and f1.ci is not None
+    assert diffs["verdict_accuracy"].diff == pytest.approx(4 / 5 - 3 / 5)
+
+
 def test_macro_f1() -> None:
     counts = {"support:a": 2, "tp:a": 1, "fn:a": 1, "fp:b": 1, "support:b": 1, "fn:b": 1}
     assert macro_f1(counts) == pytest.approx((2 / 3 + 0.0) / 2)
@@ -441,7 +509,7 @@ def test_macro_f1() -> None:
 
 
 def test_probe_metrics_use_exact_binomial_intervals() -> None:
-    def probe(blocked: bool) -> dict:
+    def probe(blocked: bool) -> dict[str, Any]:
         answers = [
             {
                 "role": "probe",

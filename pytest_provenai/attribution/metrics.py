@@ -25,13 +25,14 @@ Pure Python.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pytest_provenai.attribution.verdict import REJECT_VERDICTS
-from pytest_provenai.audit.metrics import Metric, metric_table
+from pytest_provenai.audit.metrics import Metric, aggregate, metric_table
+from pytest_provenai.audit.stats import DEFAULT_SEED
 
-__all__ = ["ATTRIBUTION_METRICS", "GOLD_REJECT", "labelled_claims"]
+__all__ = ["ATTRIBUTION_METRICS", "GOLD_REJECT", "attribution_summary", "labelled_claims"]
 
 #: Gold verdicts of the reject/block class.
 GOLD_REJECT = frozenset({"not_enough_evidence", "unsupported", "contradicted", "conflated"})
@@ -99,7 +100,7 @@ def _confusion(r: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
-def macro_f1(counts: dict[str, float]) -> float | None:
+def macro_f1(counts: Mapping[str, float]) -> float | None:
     """Mean F1 over the gold classes present in ``counts`` (``support:<class>`` > 0)."""
     classes = [k.split(":", 1)[1] for k, v in counts.items() if k.startswith("support:") and v]
     if not classes:
@@ -328,3 +329,17 @@ ATTRIBUTION_METRICS: dict[str, Metric] = metric_table(
         ),
     ]
 )
+
+
+def attribution_summary(
+    records: Sequence[Mapping[str, Any]], *, seed: int = DEFAULT_SEED
+) -> dict[str, dict[str, Any]]:
+    """The attribution metrics that apply to ``records`` (each record carrying an
+    ``attribution`` section), by name: a metric whose every denominator is 0 (probe rates
+    over traces, claim metrics over unlabelled live sessions) is left out; one that could not
+    read a record is kept with its ``error`` (gates and readers fail closed on it)."""
+    return {
+        name: summary
+        for name, summary in aggregate(records, ATTRIBUTION_METRICS, seed=seed).items()
+        if summary["value"] is not None or summary["error"]
+    }

@@ -4,7 +4,8 @@
 ``provenai_mcp`` fixtures use: the :class:`~pytest_provenai.attribution.record.Auditor`
 (MiniLM encoder + the calibrated forest fitted once per process, the optional LM feature
 and NLI folder, the repair budget) and the MCP subject over the run's HotpotQA cases. What a
-case cost (seconds, model calls) goes to ``costs`` for the results JSON, never into a record.
+case cost (seconds, tool calls) goes to ``note_costs(nodeid, costs)`` — the session hands it
+on with the case's reports to the results JSON's ``attribution_costs`` — never into a record.
 Captured trace graphs are written to ``--provenai-mcp-traces`` (one file per case).
 """
 
@@ -12,13 +13,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_json
-from pytest_provenai.attribution import AttributionError, require_extra
+from pytest_provenai.attribution import require_extra
 from pytest_provenai.attribution.record import Auditor, probe_record, session_record, trace_record
+from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.model import AnyCase, Case
 from pytest_provenai.frozen.traces import ProbeCase, TraceCase
 from pytest_provenai.options import AttributionSettings
@@ -35,11 +37,11 @@ class AttributionRuntime:
     settings: AttributionSettings
     subject: Callable[[], Subject]
     hotpot_cases: Callable[[], Sequence[Case]]
+    note_costs: Callable[[str, dict[str, Any]], None]
     backend: str = "transformers"
     model: str | None = None
     retrieval_k: int | None = None
     index: Path | None = None
-    costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     _auditor: Auditor | None = None
     _mcp: Any = None
     error: Exception | None = None
@@ -109,7 +111,7 @@ class AttributionRuntime:
                 f"{case.id}: provenai_attribution takes mcp_trace and conflation_probe cases, "
                 f"not {case.kind}; use provenai_mcp for HotpotQA cases"
             )
-        self.costs[nodeid] = {"seconds": round(time.perf_counter() - started, 4)}
+        self.note_costs(nodeid, {"seconds": round(time.perf_counter() - started, 4)})
         return rec
 
     def mcp_subject(self) -> Any:
@@ -162,11 +164,14 @@ class AttributionRuntime:
         )
         if self.settings.traces is not None:
             atomic_write_json(Path(self.settings.traces) / f"{case.id}.json", graph)
-        self.costs[nodeid] = {
-            "seconds": round(time.perf_counter() - started, 4),
-            "answer_seconds": round(answered_at - started, 4),
-            "verify_seconds": round(time.perf_counter() - answered_at, 4),
-            "generation_cached": bool(trace.cached) if trace is not None else None,
-            "tool_calls": len(session.calls),
-        }
+        self.note_costs(
+            nodeid,
+            {
+                "seconds": round(time.perf_counter() - started, 4),
+                "answer_seconds": round(answered_at - started, 4),
+                "verify_seconds": round(time.perf_counter() - answered_at, 4),
+                "generation_cached": bool(trace.cached) if trace is not None else None,
+                "tool_calls": len(session.calls),
+            },
+        )
         return record
