@@ -420,6 +420,7 @@ class ProvenaiSession:
                 self.subject,
                 hotpot_cases,
                 note_costs,
+                self.note_trace,
                 backend=self.settings.backend,
                 model=self.settings.model,
                 retrieval_k=self.settings.k if index_mode else None,

@@ -100,6 +100,11 @@ def test_mcp_sessions_through_the_plugin_match_across_xdist(pytester: pytest.Pyt
     alpha = recs[0]["attribution"]
     assert [c["tool"] for c in alpha["calls"]] == ["get_example"] + ["get_evidence_document"] * 3
     assert alpha["graph"]["complete"] and not alpha["gold_access"]
+    # what the generator produced and what each session cost: results JSON only, by item
+    items = {f"test_audit.py::test_mcp[{r['case_id']}]" for r in recs}
+    assert set(first["traces"]) == items and set(first["attribution_costs"]) == items
+    assert first["traces"]["test_audit.py::test_mcp[case-alpha]"]["raw_output"]
+    assert first["attribution_costs"]["test_audit.py::test_mcp[case-alpha]"]["tool_calls"] == 4
     assert alpha["answers"][0]["cites"] and alpha["answers"][0]["claims"]
     graph = root / "graphs" / "case-alpha.json"
     from pytest_provenai._io import dumps_stable, sha256_text

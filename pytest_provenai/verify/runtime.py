@@ -5,7 +5,8 @@
 (MiniLM encoder + the calibrated forest fitted once per process, the optional LM feature
 and NLI folder, the repair budget) and the MCP subject over the run's HotpotQA cases. What a
 case cost (seconds, tool calls) goes to ``note_costs(nodeid, costs)`` — the session hands it
-on with the case's reports to the results JSON's ``attribution_costs`` — never into a record.
+on with the case's reports to the results JSON's ``attribution_costs`` — never into a record;
+an MCP session's generator trace goes to ``note_trace`` (the report's per-case drill-down).
 Captured trace graphs are written to ``--provenai-mcp-traces`` (one file per case).
 """
 
@@ -25,6 +26,7 @@ from pytest_provenai.frozen.model import AnyCase, Case
 from pytest_provenai.frozen.traces import ProbeCase, TraceCase
 from pytest_provenai.options import AttributionSettings
 from pytest_provenai.subject.subject import Subject
+from pytest_provenai.subject.trace import Trace
 
 __all__ = ["AttributionRuntime"]
 
@@ -38,6 +40,7 @@ class AttributionRuntime:
     subject: Callable[[], Subject]
     hotpot_cases: Callable[[], Sequence[Case]]
     note_costs: Callable[[str, dict[str, Any]], None]
+    note_trace: Callable[[str, Trace], None] | None = None  # the report's drill-down
     backend: str = "transformers"
     model: str | None = None
     retrieval_k: int | None = None
@@ -162,6 +165,8 @@ class AttributionRuntime:
             model=trace.identity.model_key() if trace is not None else None,
             driver=answered.driver,
         )
+        if trace is not None and self.note_trace is not None:
+            self.note_trace(nodeid, trace)
         if self.settings.traces is not None:
             atomic_write_json(Path(self.settings.traces) / f"{case.id}.json", graph)
         self.note_costs(
