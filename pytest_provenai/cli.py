@@ -12,6 +12,8 @@ stderr and exits 2, without a traceback; usage errors exit 2 the argparse way.
     provenai report RESULTS.json [--out report.html]
     provenai compare BASE.json NEW.json [--fail-on-regression] [--report compare.html]
     provenai cache info | prune --older-than DAYS | clear   [--cache DIR]
+    provenai mcp serve|replay ...               (see pytest_provenai/toolserver/cli.py)
+    provenai verify derive|sets|fit ...         (see pytest_provenai/verify/cli.py)
 """
 
 from __future__ import annotations
@@ -255,6 +257,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_index(commands)
     _add_report(commands)
     _add_cache(commands)
+    # the attribution layer: no mcp / scikit-learn / torch import here
+    from pytest_provenai.toolserver.cli import add_mcp
+    from pytest_provenai.verify.cli import add_verify
+
+    add_mcp(commands)
+    add_verify(commands)
     return parser
 
 

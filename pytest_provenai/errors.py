@@ -49,6 +49,12 @@ class GoldenError(ProvenaiError):
     the message names it and the fix."""
 
 
+class AttributionError(ProvenaiError):
+    """The attribution layer cannot run as asked (a missing extra, a bad calibration table, a
+    case of the wrong kind, an MCP session that failed); the message names the input and the
+    fix."""
+
+
 class FixtureSetError(Exception):
     """Raised at setup of the test standing for a fixture set that failed to load."""
 

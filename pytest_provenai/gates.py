@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS
 from pytest_provenai.audit.fidelity import FIDELITY_METRICS
 from pytest_provenai.audit.influence import INFLUENCE_METRICS
 from pytest_provenai.audit.metrics import Metric, summarise_metric
@@ -33,6 +34,13 @@ MARKER_METRICS: dict[str, dict[str, Metric]] = {
     "influence": INFLUENCE_METRICS,
     "provenance": PROVENANCE_METRICS,
 }
+
+# The attribution layer: claim-level source verification of answers written from tool calls.
+MARKERS["attribution"] = (
+    "claim-level attribution gates over MCP tool traces, conflation probes and live MCP "
+    "sessions, e.g. attribution(reject_f1=0.7, probe_block_rate=1.0)"
+)
+MARKER_METRICS["attribution"] = ATTRIBUTION_METRICS
 
 
 @dataclass(frozen=True)

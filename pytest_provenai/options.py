@@ -114,6 +114,57 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     (PROGRESS_EVERY, "string", "seconds between plain progress lines (default: 30)"),
 )
 
+# -- the attribution layer (claim-level source verification, MCP traces) --------------------
+REPAIR_ITERATIONS = "provenai_repair_iterations"
+VERIFY_LM = "provenai_verify_lm"
+NLI_MODEL = "provenai_nli_model"
+MCP_PIPELINE = "provenai_mcp_pipeline"
+VERIFY_TABLE = "provenai_verify_table"
+VERIFY_THRESHOLD = "provenai_verify_threshold"
+MCP_TRACES = "provenai_mcp_traces"
+OPTIONS += (
+    (
+        REPAIR_ITERATIONS,
+        "string",
+        "attribution: revise-and-reverify rounds for a blocked answer, 1..3 (default: 1)",
+    ),
+    (
+        VERIFY_LM,
+        "bool",
+        "attribution: add the default model's log-likelihood of each claim given its premise "
+        "as a verifier feature (needs a table derived with --lm)",
+    ),
+    (
+        NLI_MODEL,
+        "string",
+        "attribution: a local NLI classifier folder (id2label naming entailment, neutral, "
+        "contradiction); a contradiction at >= 0.9 blocks the claim",
+    ),
+    (
+        MCP_PIPELINE,
+        "string",
+        "attribution: your agent answering through the MCP tools, module:callable called as "
+        "fn(question, tools); every tool call is recorded",
+    ),
+    (
+        VERIFY_TABLE,
+        "string",
+        "attribution: calibration feature table (default: the shipped HotpotQA table; "
+        "'provenai verify derive' writes one)",
+    ),
+    (
+        VERIFY_THRESHOLD,
+        "string",
+        "attribution: support threshold in [0, 1] (default: the one chosen on validation)",
+    ),
+    (
+        MCP_TRACES,
+        "string",
+        "attribution: folder for the captured MCP trace graphs (default: "
+        "<cache>/mcp-traces; none with --provenai-no-cache)",
+    ),
+)
+
 BUILTIN_BACKENDS = ("transformers", "mlx", "openai")
 _DEVICE_RE = re.compile(r"^(cpu|mps|auto|cuda(:\d+)?)$")
 _PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -134,6 +185,30 @@ def default_backend() -> str:
     if sys.platform == "darwin" and platform.machine() == "arm64":
         return "mlx"
     return "transformers"
+
+
+@dataclass(frozen=True)
+class AttributionSettings:
+    """The attribution layer's options (see the attribution block of :data:`OPTIONS`)."""
+
+    repair_iterations: int = 1
+    verify_lm: bool = False
+    nli_model: Path | None = None
+    mcp_pipeline: str | None = None
+    table: Path | None = None  # None: the shipped table
+    threshold: float | None = None  # None: chosen on validation
+    traces: Path | None = None
+
+    def for_results(self) -> dict[str, Any]:
+        return {
+            "repair_iterations": self.repair_iterations,
+            "verify_lm": self.verify_lm,
+            "nli_model": str(self.nli_model) if self.nli_model else None,
+            "mcp_pipeline": self.mcp_pipeline,
+            "verify_table": str(self.table) if self.table else None,
+            "verify_threshold": self.threshold,
+            "mcp_traces": str(self.traces) if self.traces else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -160,6 +235,7 @@ class Settings:
     progress: str = "auto"
     progress_every: float = DEFAULT_PROGRESS_EVERY
     served: ServedSettings | None = None  # --provenai-backend openai
+    attribution: AttributionSettings = field(default_factory=AttributionSettings)
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_results(self) -> dict[str, Any]:
@@ -184,6 +260,7 @@ class Settings:
             "timeout": self.timeout,
             "report": str(self.report) if self.report else None,
             **({"served": self.served.for_results()} if self.served else {}),
+            "attribution": self.attribution.for_results(),
         }
 
 
@@ -237,6 +314,16 @@ def _device(name: str, value: str) -> str:
     return value
 
 
+def _callable_spec(name: str, value: Any, example: str) -> str | None:
+    """A ``module:callable`` option value (None when not given)."""
+    if not value:
+        return None
+    spec = str(value).strip()
+    if not _PIPELINE_RE.match(spec):
+        raise ConfigError(f"{flag(name)}: expected module:callable (e.g. {example}), got {spec!r}")
+    return spec
+
+
 def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
     """Build ``Settings`` from ``get(name)`` (command line first, then ini, else None).
 
@@ -248,15 +335,8 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         return p if p.is_absolute() else rootdir / p
 
     backend = str(get(BACKEND) or default_backend()).strip()
-    pipeline = get(PIPELINE)
-    if pipeline:
-        pipeline = str(pipeline).strip()
-        if not _PIPELINE_RE.match(pipeline):
-            raise ConfigError(
-                f"{flag(PIPELINE)}: expected module:callable (e.g. my_rag.audit:answer), "
-                f"got {pipeline!r}"
-            )
-    elif backend not in BUILTIN_BACKENDS and not _PIPELINE_RE.match(backend):
+    pipeline = _callable_spec(PIPELINE, get(PIPELINE), "my_rag.audit:answer")
+    if not pipeline and backend not in BUILTIN_BACKENDS and not _PIPELINE_RE.match(backend):
         raise ConfigError(
             f"{flag(BACKEND)}: unknown backend {backend!r}; use one of "
             f"{', '.join(BUILTIN_BACKENDS)} or module:factory"
@@ -344,6 +424,48 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         progress=progress,
         progress_every=progress_every if progress_every is not None else DEFAULT_PROGRESS_EVERY,
         served=parse_served(get, backend),
+        attribution=parse_attribution(get, path, cache),
+    )
+
+
+def parse_attribution(
+    get: Callable[[str], Any], path: Callable[[Any], Path], cache: Path | None
+) -> AttributionSettings:
+    """The attribution options; cheap checks only (folders exist, values in range)."""
+    from pytest_provenai.attribution.repair import MAX_ITERATIONS
+
+    raw = get(REPAIR_ITERATIONS)
+    iterations = 1 if raw in (None, "") else _int(REPAIR_ITERATIONS, raw, minimum=1)
+    if iterations > MAX_ITERATIONS:
+        raise ConfigError(
+            f"{flag(REPAIR_ITERATIONS)}: at most {MAX_ITERATIONS} repair rounds, got {iterations}"
+        )
+    nli = path(get(NLI_MODEL)) if get(NLI_MODEL) else None
+    if nli is not None and not (nli / "config.json").is_file():
+        raise ConfigError(
+            f"{flag(NLI_MODEL)}: {nli} is not a model folder (no config.json); pass a local "
+            "sequence-classification folder"
+        )
+    agent = _callable_spec(MCP_PIPELINE, get(MCP_PIPELINE), "my_agent:answer")
+    table = path(get(VERIFY_TABLE)) if get(VERIFY_TABLE) else None
+    if table is not None and not table.is_file():
+        raise ConfigError(
+            f"{flag(VERIFY_TABLE)}: {table} does not exist; write one with 'provenai verify derive'"
+        )
+    raw_threshold = get(VERIFY_THRESHOLD)
+    threshold = (
+        None if raw_threshold in (None, "") else _fraction(VERIFY_THRESHOLD, raw_threshold, 0.0)
+    )
+    traces_raw = get(MCP_TRACES)
+    traces = path(traces_raw) if traces_raw else (cache / "mcp-traces" if cache else None)
+    return AttributionSettings(
+        repair_iterations=iterations,
+        verify_lm=bool(get(VERIFY_LM)),
+        nli_model=nli,
+        mcp_pipeline=agent or None,
+        table=table,
+        threshold=threshold,
+        traces=traces,
     )
 
 

@@ -10,6 +10,9 @@ Fixtures a test can request:
 * ``provenai_snapshot`` — syrupy's ``snapshot`` writing JSON under ``golden/<model>/``.
 * ``provenai_influence`` — ``influence(case, trace) -> dict``: the influence layer
   (leave-one-resource-out ablation, ``--provenai-ablation``).
+* ``provenai_attribution`` / ``provenai_mcp`` / ``provenai_attribution_snapshot`` — the
+  attribution layer: frozen tool traces and probes, live MCP sessions, and snapshots of
+  verifier-only records.
 """
 
 from __future__ import annotations
@@ -96,6 +99,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{KIND_MARKER}(*kinds): take provenai_case only from cases of these fixture kinds "
         f"({', '.join(KINDS)}; default {DEFAULT_KINDS[0]})",
+    )
+    config.addinivalue_line(
+        "markers",
+        "provenai_sets(*names): take provenai_case only from these fixture sets (folder "
+        "names), e.g. to gate each labelled set separately",
     )
 
     def get(name: str) -> Any:
@@ -270,7 +278,33 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             "configured: pass --provenai-fixtures DIR or set provenai_fixtures in your ini"
         )
     params = session.params_for(_case_kinds(metafunc))
+    sets = _case_sets(metafunc)
+    if sets is not None:
+        params = [
+            p
+            for p in params
+            if (p.case is not None and p.case.fixture_set in sets)
+            or (p.case is None and p.id.removeprefix("fixture-error:") in sets)
+        ]
     metafunc.parametrize("provenai_case", params, ids=[p.id for p in params], indirect=True)
+
+
+SETS_MARKER = "provenai_sets"
+
+
+def _case_sets(metafunc: pytest.Metafunc) -> tuple[str, ...] | None:
+    """The fixture sets a test takes cases from (its ``provenai_sets`` marker), or None for
+    every configured set; a marker's set that is not configured is a usage error."""
+    mark = metafunc.definition.get_closest_marker(SETS_MARKER)
+    if mark is None:
+        return None
+    where = f"{_test_id(metafunc.definition.nodeid)}: @pytest.mark.{SETS_MARKER}"
+    if mark.kwargs or not mark.args or not all(isinstance(a, str) for a in mark.args):
+        raise pytest.UsageError(
+            f"{where} takes one or more fixture set names (folder names) as positional "
+            f"strings, got {mark.args!r} {mark.kwargs!r}"
+        )
+    return tuple(mark.args)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -374,17 +408,73 @@ def provenai_influence(
 
 @pytest.fixture
 def provenai_snapshot(snapshot: Any, provenai_subject: Subject, pytestconfig: pytest.Config) -> Any:
-    from pytest_provenai.snapshot import extension_for
-
     settings = _session(pytestconfig).settings
     variant = f"index-k{settings.k}" if settings.retrieval == "index" else None
-    extension = extension_for(settings.golden, provenai_subject.identity.name, variant)
+    return _golden_snapshot(snapshot, pytestconfig, provenai_subject.identity.name, variant)
+
+
+def _golden_snapshot(
+    snapshot: Any, config: pytest.Config, folder: str, variant: str | None = None
+) -> Any:
+    """``snapshot`` bound to the verdict extension writing under ``golden/<folder>/``, the
+    folder and test function told to the golden bookkeeping (:class:`GoldenBook`)."""
+    from pytest_provenai.snapshot import extension_for
+
+    extension = extension_for(_session(config).settings.golden, folder, variant)
     assertion = snapshot.use_extension(extension)
     location = assertion.test_location
-    pytestconfig.stash[GOLDEN_KEY].use(
+    config.stash[GOLDEN_KEY].use(
         Path(extension.dirname(test_location=location)), location.snapshot_name.split("[")[0]
     )
     return assertion
+
+
+# -- the attribution layer (claim-level source verification, MCP traces) --------------------
+def _record_fixture(
+    request: pytest.FixtureRequest, *, mcp: bool
+) -> Callable[[Any], dict[str, Any]]:
+    """``fn(case) -> record`` through the attribution runtime; the verifier (and
+    for MCP sessions the subject) is built at setup, so a missing extra or a bad table is
+    one line before any case runs."""
+    runtime = _session(request.config).attribution()
+    nodeid = request.node.nodeid
+    try:
+        if mcp:
+            runtime.mcp_subject()
+        runtime.auditor()
+    except ProvenaiError as exc:
+        pytest.exit(f"provenai: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+    build = runtime.mcp_record if mcp else runtime.record
+
+    def record(case: Any) -> dict[str, Any]:
+        rec: dict[str, Any] = build(nodeid, case)
+        return rec
+
+    return record
+
+
+@pytest.fixture
+def provenai_attribution(request: pytest.FixtureRequest) -> Callable[[Any], dict[str, Any]]:
+    """``attribution(case) -> record``: verify, repair and record an ``mcp_trace`` or
+    ``conflation_probe`` case with the calibrated verifier (built once per process)."""
+    return _record_fixture(request, mcp=False)
+
+
+@pytest.fixture
+def provenai_mcp(request: pytest.FixtureRequest) -> Callable[[Any], dict[str, Any]]:
+    """``mcp(case) -> record``: answer a HotpotQA case through the MCP tools (the harness
+    drives the calls and the subject writes the answer, or ``--provenai-mcp-pipeline``'s
+    agent answers), every call recorded; verify and repair the answer; write the trace
+    graph to ``--provenai-mcp-traces``."""
+    return _record_fixture(request, mcp=True)
+
+
+@pytest.fixture
+def provenai_attribution_snapshot(snapshot: Any, pytestconfig: pytest.Config) -> Any:
+    """syrupy's ``snapshot`` for records that depend on the verifier only (frozen traces,
+    probes): JSON under ``golden/attribution-verifier/``, kept by the same golden
+    bookkeeping as ``provenai_snapshot``."""
+    return _golden_snapshot(snapshot, pytestconfig, "attribution-verifier")
 
 
 # -- golden snapshots ------------------------------------------------------------------------

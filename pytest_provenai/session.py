@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_provenai import gates as gates_mod
 from pytest_provenai._io import atomic_write_json, json_safe
@@ -40,6 +40,9 @@ from pytest_provenai.progress import LiveStatus
 from pytest_provenai.report.results import RunResults, build_results
 from pytest_provenai.subject.subject import Subject
 from pytest_provenai.subject.trace import Trace
+
+if TYPE_CHECKING:  # the runtime imports the attribution layer; built on first use only
+    from pytest_provenai.verify.runtime import AttributionRuntime
 
 MAX_RECORD_TEXT = 20_000
 """Characters kept of any one text in a record (a model or pipeline can return megabytes);
@@ -223,6 +226,7 @@ class ProvenaiSession:
     models: dict[str, dict[str, Any]] = field(default_factory=dict)
     produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    attribution_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)
     model_calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     cache_hits: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -231,6 +235,7 @@ class ProvenaiSession:
     started: float = field(default_factory=time.time)
     started_at: str = field(default_factory=_now)
     live: LiveStatus | None = None  # what this process runs now, for the progress line
+    _attribution: AttributionRuntime | None = None  # built on first use
 
     # -- cases -----------------------------------------------------------------------------
     def case_params(self) -> list[CaseParam]:
@@ -395,6 +400,34 @@ class ProvenaiSession:
             theta_floor=self.settings.theta_floor,
         )
 
+    # -- attribution ------------------------------------------------------------------------
+    def attribution(self) -> AttributionRuntime:
+        """The attribution runtime: one verifier per process. What a case cost goes out with
+        its reports (``attribution_costs`` in the results JSON), never into a record."""
+        if self._attribution is None:
+            from pytest_provenai.frozen.model import Case
+            from pytest_provenai.verify.runtime import AttributionRuntime
+
+            def hotpot_cases() -> list[Case]:
+                return [p.case for p in self.case_params() if isinstance(p.case, Case)]
+
+            def note_costs(nodeid: str, costs: dict[str, Any]) -> None:
+                self._box(nodeid)["attribution_costs"] = costs
+
+            index_mode = self.settings.retrieval == "index"
+            self._attribution = AttributionRuntime(
+                self.settings.attribution,
+                self.subject,
+                hotpot_cases,
+                note_costs,
+                self.note_trace,
+                backend=self.settings.backend,
+                model=self.settings.model,
+                retrieval_k=self.settings.k if index_mode else None,
+                index=self.settings.index if index_mode else None,
+            )
+        return self._attribution
+
     def report_payload(self, nodeid: str) -> dict[str, Any]:
         """What goes out with a report of ``nodeid``: what the test produced since its last
         report, the models loaded since, and (once per process) the plan; the model calls it
@@ -441,6 +474,8 @@ class ProvenaiSession:
             self.produced_by[nodeid] = payload["produced_by"]
         if "influence_costs" in payload:
             self.influence_costs[nodeid] = payload["influence_costs"]
+        if "attribution_costs" in payload:
+            self.attribution_costs[nodeid] = payload["attribution_costs"]
         if "trace" in payload:
             self.traces[nodeid] = payload["trace"]
         if "model_calls" in payload:
@@ -515,6 +550,7 @@ class ProvenaiSession:
             fixture_errors=self.plan.fixture_errors,
             produced_by=self.produced_by,
             influence_costs=self.influence_costs,
+            attribution_costs=self.attribution_costs,
             timings={
                 "wall_seconds": round(time.time() - self.started, 3),
                 "per_test_seconds": {k: round(v, 4) for k, v in sorted(self.timings.items())},

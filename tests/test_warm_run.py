@@ -48,7 +48,10 @@ def audit(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict
 
 def test_a_fully_warm_audit_loads_no_model_and_calls_none(pytester: pytest.Pytester) -> None:
     for suite in (REPO / "suites").glob("test_*.py"):
-        shutil.copy(suite, pytester.path / suite.name)
+        # the attribution suite gates each of its labelled sets (provenai_sets), which this
+        # one-case-per-kind run does not configure: its gates would fail closed on no cases
+        if suite.name != "test_attribution.py":
+            shutil.copy(suite, pytester.path / suite.name)
     pytester.makeini("[pytest]\n")
     cold, first = audit(pytester, "-p", "no:xdist", "--snapshot-update")
     c = first["cache"]

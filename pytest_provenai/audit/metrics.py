@@ -8,7 +8,10 @@ A :class:`Metric` is a population quantity over one test's records. It is either
   reported in ``undefined``; or
 * **pooled** (``ratio``): ``ratio(record) -> (numerator, denominator)`` and the population
   value is Σnumerator / Σdenominator (e.g. claims pooled over traces: a trace with 30 claims
-  weighs 30 times a trace with one).
+  weighs 30 times a trace with one); or
+* **pooled counts** (``counts`` + ``combine``): ``counts(record) -> {name: count}`` and the
+  population value is ``combine(Σ counts)`` — a statistic of several pooled counts at once,
+  such as macro F1 over per-class confusion counts (None when undefined).
 
 Either way the resampling unit of the confidence interval is the case (percentile bootstrap),
 or, for all-or-nothing rates, the exact binomial (Clopper–Pearson) interval of the pooled
@@ -32,8 +35,10 @@ from pytest_provenai.audit.stats import (
     DEFAULT_LEVEL,
     DEFAULT_N_RESAMPLES,
     DEFAULT_SEED,
+    bootstrap_combined_ci,
     bootstrap_ratio_ci,
     clopper_pearson,
+    sum_counts,
     summarise,
 )
 
@@ -50,6 +55,8 @@ Direction = Literal["higher", "lower"]
 Interval = Literal["bootstrap", "exact_binomial"]
 PerCase = Callable[[Mapping[str, Any]], "float | None"]
 Pooled = Callable[[Mapping[str, Any]], "tuple[float, float]"]
+Counts = Callable[[Mapping[str, Any]], "dict[str, float]"]
+Combine = Callable[[dict[str, float]], "float | None"]
 
 RATE: tuple[float, float | None] = (0.0, 1.0)
 """Values in [0, 1]: shares and rates."""
@@ -68,10 +75,15 @@ class Metric:
     ratio: Pooled | None = None
     range: tuple[float, float | None] = RATE
     interval: Interval = "bootstrap"
+    counts: Counts | None = None
+    combine: Combine | None = None
 
     def __post_init__(self) -> None:
-        if (self.fn is None) == (self.ratio is None):
-            raise ValueError(f"metric {self.name!r}: give exactly one of fn or ratio")
+        kinds = (self.fn is not None) + (self.ratio is not None) + (self.counts is not None)
+        if kinds != 1:
+            raise ValueError(f"metric {self.name!r}: give exactly one of fn, ratio or counts")
+        if (self.counts is None) != (self.combine is None):
+            raise ValueError(f"metric {self.name!r}: counts and combine go together")
         if self.interval == "exact_binomial" and self.ratio is None:
             raise ValueError(f"metric {self.name!r}: an exact binomial interval needs ratio")
 
@@ -81,13 +93,16 @@ class Metric:
 
     @property
     def pooled(self) -> bool:
-        return self.ratio is not None
+        return self.ratio is not None or self.counts is not None
 
     def __call__(self, record: Mapping[str, Any]) -> float | None:
         """The metric's value for one record (a pooled metric: its own ratio, None when its
         denominator is 0)."""
         if self.fn is not None:
             return _number(self.fn(record))
+        if self.counts is not None:
+            assert self.combine is not None
+            return _number(self.combine(_counts(self.counts(record))))
         assert self.ratio is not None
         num, den = _pair(self.ratio(record))
         return num / den if den else None
@@ -149,6 +164,61 @@ def _pair(x: Any) -> tuple[float, float]:
     return num, den
 
 
+_UNREADABLE = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+
+
+def _unreadable(
+    records: Sequence[Mapping[str, Any]], i: int, exc: Exception, *, undefined: int
+) -> dict[str, Any]:
+    """The summary of a metric that could not read record ``i``: no value, the error."""
+    record = records[i]
+    case_id = record.get("case_id", "?") if isinstance(record, Mapping) else "?"
+    return {
+        "value": None,
+        "ci": None,
+        "n": len(records),
+        "undefined": undefined,
+        "error": f"record {i} ({case_id}): {type(exc).__name__}: {exc}",
+    }
+
+
+def _counts(x: Any) -> dict[str, float]:
+    if not isinstance(x, Mapping):
+        raise TypeError(f"expected a mapping of counts, got {x!r}")
+    out: dict[str, float] = {}
+    for key, value in x.items():
+        number = _number(value)
+        if number is None or number < 0:
+            raise TypeError(f"expected non-negative counts, got {key!r}: {value!r}")
+        out[str(key)] = number
+    return out
+
+
+def _summarise_counts(
+    metric: Metric, records: Sequence[Mapping[str, Any]], n_resamples: int, level: float, seed: int
+) -> dict[str, Any]:
+    assert metric.counts is not None and metric.combine is not None
+    rows: list[dict[str, float]] = []
+    for i, record in enumerate(records):
+        try:
+            rows.append(_counts(metric.counts(record)))
+        except _UNREADABLE as exc:
+            return _unreadable(records, i, exc, undefined=0)
+    total = sum_counts(rows)
+    value = metric.combine(total) if rows else None
+    ci = bootstrap_combined_ci(
+        rows, metric.combine, n_resamples=n_resamples, level=level, seed=seed
+    )
+    return {
+        "value": value,
+        "ci": None if ci is None else list(ci),
+        "n": len(rows),
+        "undefined": sum(1 for r in rows if metric.combine(r) is None),
+        "error": None,
+        "counts": total,
+    }
+
+
 def summarise_metric(
     metric: Metric,
     records: Sequence[Mapping[str, Any]],
@@ -161,6 +231,8 @@ def summarise_metric(
 
     ``value``/``ci`` are None when there are no records, when a record cannot be read
     (``error`` says which and why) or, for a pooled metric, when every denominator is 0."""
+    if metric.counts is not None:
+        return _summarise_counts(metric, records, n_resamples, level, seed)
     values: list[float] = []
     pairs: list[tuple[float, float]] = []
     undefined = 0
@@ -171,15 +243,8 @@ def summarise_metric(
                 continue
             assert metric.fn is not None
             v = _number(metric.fn(record))
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            case_id = record.get("case_id", "?") if isinstance(record, Mapping) else "?"
-            return {
-                "value": None,
-                "ci": None,
-                "n": len(records),
-                "undefined": undefined,
-                "error": f"record {i} ({case_id}): {type(exc).__name__}: {exc}",
-            }
+        except _UNREADABLE as exc:
+            return _unreadable(records, i, exc, undefined=undefined)
         if v is None:
             undefined += 1
             v = 0.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -16,11 +16,14 @@ __all__ = [
     "DEFAULT_N_RESAMPLES",
     "DEFAULT_SEED",
     "bootstrap_ci",
+    "bootstrap_combined_ci",
     "bootstrap_ratio_ci",
     "clopper_pearson",
     "mean",
     "paired_bootstrap_ci",
+    "paired_combined_bootstrap_ci",
     "paired_ratio_bootstrap_ci",
+    "sum_counts",
     "summarise",
 ]
 
@@ -256,3 +259,82 @@ def clopper_pearson(k: int, n: int, *, level: float = DEFAULT_LEVEL) -> tuple[fl
     lower = 0.0 if k == 0 else solve(lambda p: _binom_tail_ge(k, n, p), alpha)
     upper = 1.0 if k == n else solve(lambda p: _binom_tail_ge(k + 1, n, p), 1.0 - alpha)
     return lower, upper
+
+
+def sum_counts(rows: Iterable[Mapping[str, float]]) -> dict[str, float]:
+    """Named counts summed over rows (a name missing from a row counts 0 there)."""
+    out: dict[str, float] = {}
+    for row in rows:
+        for key, value in row.items():
+            out[key] = out.get(key, 0.0) + float(value)
+    return out
+
+
+def bootstrap_combined_ci(
+    counts: Sequence[Mapping[str, float]],
+    combine: Callable[[dict[str, float]], float | None],
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of ``combine(Σ counts)``, resampling cases: the pooled
+    statistic of several counts at once (e.g. macro F1 over per-class confusion counts
+    pooled over traces). A resample whose statistic is undefined (None) is drawn again
+    from the same stream; None when the statistic of all the counts is undefined."""
+    _check(n_resamples, level)
+    rows = [dict(c) for c in counts]
+    if not rows or combine(sum_counts(rows)) is None:
+        return None
+    if len(rows) == 1:
+        value = combine(sum_counts(rows))
+        assert value is not None
+        return value, value
+    rng = random.Random(seed)
+    stats: list[float] = []
+    tries = 0
+    while len(stats) < n_resamples:
+        tries += 1
+        if tries > 50 * n_resamples:  # pragma: no cover - pathological: almost never defined
+            return None
+        value = combine(sum_counts(rng.choices(rows, k=len(rows))))
+        if value is not None:
+            stats.append(value)
+    stats.sort()
+    alpha = (1.0 - level) / 2.0
+    return _quantile(stats, alpha), _quantile(stats, 1.0 - alpha)
+
+
+def paired_combined_bootstrap_ci(
+    a: Sequence[Mapping[str, float]],
+    b: Sequence[Mapping[str, float]],
+    combine: Callable[[dict[str, float]], float | None],
+    *,
+    n_resamples: int = DEFAULT_N_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = DEFAULT_SEED,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of ``combine(Σ a) − combine(Σ b)`` for paired cases
+    (case i contributes ``a[i]`` and ``b[i]`` together; one resampling of case indices
+    serves both). A resample where either statistic is undefined is drawn again; None when
+    either side's statistic over all cases is undefined."""
+    _check(n_resamples, level)
+    if len(a) != len(b):
+        raise ValueError(f"paired lists differ in length: {len(a)} != {len(b)}")
+    if not a or combine(sum_counts(a)) is None or combine(sum_counts(b)) is None:
+        return None
+    rng = random.Random(seed)
+    idx = range(len(a))
+    diffs: list[float] = []
+    tries = 0
+    while len(diffs) < n_resamples:
+        tries += 1
+        if tries > 50 * n_resamples:  # pragma: no cover - pathological: almost never defined
+            return None
+        pick = rng.choices(idx, k=len(a))
+        va, vb = combine(sum_counts(a[i] for i in pick)), combine(sum_counts(b[i] for i in pick))
+        if va is not None and vb is not None:
+            diffs.append(va - vb)
+    diffs.sort()
+    alpha = (1.0 - level) / 2.0
+    return _quantile(diffs, alpha), _quantile(diffs, 1.0 - alpha)

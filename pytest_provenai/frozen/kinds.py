@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.frozen.jsonread import parse_json_bytes
+from pytest_provenai.frozen.kind_attribution import build_probe_case, build_trace_case
 from pytest_provenai.frozen.kind_hotpotqa import (
     build_hotpotqa_case,
     case_surely_valid,
@@ -27,7 +28,14 @@ from pytest_provenai.frozen.kind_provenance import (
 from pytest_provenai.frozen.model import KINDS, AnyCase, Case
 from pytest_provenai.frozen.validate import check_against_schema
 
-__all__ = ["FIXTURE_KINDS", "PROVENANCE_KINDS", "FixtureKind", "parse_any_case", "parse_case"]
+__all__ = [
+    "ATTRIBUTION_KINDS",
+    "FIXTURE_KINDS",
+    "PROVENANCE_KINDS",
+    "FixtureKind",
+    "parse_any_case",
+    "parse_case",
+]
 
 
 @dataclass(frozen=True)
@@ -65,12 +73,22 @@ FIXTURE_KINDS: dict[str, FixtureKind] = {
         FixtureKind("exposure", "exposure", "provenance-manifest", build_grounded_case),
         FixtureKind("quotation", "quotation", "provenance-manifest", build_quotation_case),
         FixtureKind("derivation", "derivation", "provenance-manifest", build_derivation_case),
+        FixtureKind("mcp_trace", "mcp_trace", "attribution-manifest", build_trace_case),
+        FixtureKind(
+            "conflation_probe", "conflation_probe", "attribution-manifest", build_probe_case
+        ),
     )
 }
 
 #: The kinds whose sets carry a provenance manifest (written by ``frozen/write.py``).
 PROVENANCE_KINDS: tuple[str, ...] = tuple(
     name for name, kind in FIXTURE_KINDS.items() if kind.manifest_schema == "provenance-manifest"
+)
+
+#: The kinds of the attribution layer (tool traces and conflation probes); their manifest has
+#: the provenance manifest's shape with these kinds (``attribution-manifest.schema.json``).
+ATTRIBUTION_KINDS: tuple[str, ...] = tuple(
+    name for name, kind in FIXTURE_KINDS.items() if kind.manifest_schema == "attribution-manifest"
 )
 
 

@@ -5,9 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from pytest_provenai.frozen.traces import ProbeCase, TraceCase
+
 #: Fixture kinds a set's manifest may declare (``kind``); a manifest without ``kind`` is a
 #: HotpotQA set. The plugin's ``provenai_kind`` marker selects cases by these names.
-KINDS = ("hotpotqa", "no_answer", "exposure", "quotation", "derivation")
+KINDS = (
+    "hotpotqa",
+    "no_answer",
+    "exposure",
+    "quotation",
+    "derivation",
+    "mcp_trace",
+    "conflation_probe",
+)
 
 #: What a generated aid was made for: HyDE hypothetical documents, contextual chunk prefixes,
 #: generated questions.
@@ -168,5 +178,5 @@ class DerivationCase:
     note: str = ""
 
 
-#: Any case a fixture set can hold.
-AnyCase: TypeAlias = "Case | GroundedCase | QuotationCase | DerivationCase"
+#: Any case a fixture set can hold (the attribution kinds live in frozen/traces.py).
+AnyCase: TypeAlias = "Case | GroundedCase | QuotationCase | DerivationCase | TraceCase | ProbeCase"

@@ -16,10 +16,10 @@ from typing import Any
 from pytest_provenai._io import dumps_stable, sha256_bytes, sha256_text
 from pytest_provenai.errors import ProvenaiError
 from pytest_provenai.frozen.freeze import _write_set
+from pytest_provenai.frozen.kinds import ATTRIBUTION_KINDS, PROVENANCE_KINDS
 from pytest_provenai.frozen.load import (
     CASES_DIR,
     MANIFEST_NAME,
-    PROVENANCE_KINDS,
     SCHEMA_VERSION,
     load_fixture_set,
 )
@@ -76,8 +76,12 @@ def write_provenance_set(
 ) -> FixtureSet:
     """Write the set to the folder ``out`` (its name is the set's name unless ``name``) and
     return it as loaded. Each case dict gets ``schema_version`` and ``kind`` in front."""
-    if kind not in PROVENANCE_KINDS:
-        raise ProvenaiError(f"kind: expected one of {', '.join(PROVENANCE_KINDS)}, got {kind!r}")
+    kinds = (
+        *PROVENANCE_KINDS,
+        *ATTRIBUTION_KINDS,
+    )  # the attribution kinds share the manifest shape
+    if kind not in kinds:
+        raise ProvenaiError(f"kind: expected one of {', '.join(kinds)}, got {kind!r}")
     folder = Path(out)
     files: dict[str, bytes] = {}
     for case in cases:

@@ -30,7 +30,9 @@ from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
 from pytest_provenai.audit.stats import (
     DEFAULT_SEED,
     paired_bootstrap_ci,
+    paired_combined_bootstrap_ci,
     paired_ratio_bootstrap_ci,
+    sum_counts,
 )
 from pytest_provenai.gates import MARKER_METRICS
 from pytest_provenai.report.results import RunResults, TestResults
@@ -256,6 +258,15 @@ def _diff(
             vb = math.fsum(x for x, _ in rb) / db
             vn = math.fsum(x for x, _ in rn) / dn
             ci = paired_ratio_bootstrap_ci(rn, rb, seed=seed)
+        elif metric.counts is not None:  # one statistic of pooled counts (macro F1)
+            assert metric.combine is not None
+            cb = [metric.counts(b) for b, _ in pairs]
+            cn = [metric.counts(n) for _, n in pairs]
+            pb, pn = metric.combine(sum_counts(cb)), metric.combine(sum_counts(cn))
+            if pb is None or pn is None:
+                return out(error="pooled statistic undefined")
+            vb, vn = pb, pn
+            ci = paired_combined_bootstrap_ci(cn, cb, metric.combine, seed=seed)
         else:
             xb = [_value(metric, b) for b, _ in pairs]
             xn = [_value(metric, n) for _, n in pairs]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_provenai.attribution.metrics import attribution_summary
 from pytest_provenai.audit.fidelity import FIDELITY_METRICS
 from pytest_provenai.audit.influence import influence_summary
 from pytest_provenai.audit.metrics import aggregate
@@ -44,7 +45,8 @@ class TestResults:
     retrieval: dict[str, dict[str, Any]] | None = None
     influence: dict[str, Any] | None = None
     provenance: dict[str, Any] | None = None
-    attribution: dict[str, dict[str, Any]] | None = None  # metric -> summary (claim metrics)
+    # metric -> summary, the attribution metrics that apply (pooled over claims, CI by trace)
+    attribution: dict[str, dict[str, Any]] | None = None
 
 
 @dataclass
@@ -60,6 +62,7 @@ class RunResults:
     fixture_errors: list[str]
     produced_by: dict[str, dict[str, Any]] = field(default_factory=dict)
     influence_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    attribution_costs: dict[str, dict[str, Any]] = field(default_factory=dict)
     timings: dict[str, Any] = field(default_factory=dict)
     cache: dict[str, int] = field(default_factory=dict)
     # per case item (node id): what the subject produced — raw output, resources (id, title,
@@ -100,6 +103,7 @@ class RunResults:
             "fixture_errors": self.fixture_errors,
             "produced_by": self.produced_by,
             "influence_costs": self.influence_costs,
+            "attribution_costs": self.attribution_costs,
             "cache": self.cache,
             "timings": self.timings,
             "traces": self.traces,
@@ -118,6 +122,8 @@ def summarise_test(test: str, records: Sequence[Mapping[str, Any]], *, seed: int
     if present and all("influence" in r for r in present):
         out.influence = influence_summary(present, seed=seed)
     out.provenance = provenance_summary(records, seed=seed)
+    if present and all("attribution" in r for r in present):
+        out.attribution = attribution_summary(present, seed=seed)
     return out
 
 
@@ -132,6 +138,7 @@ def build_results(
     produced_by: Mapping[str, dict[str, Any]],
     influence_costs: Mapping[str, dict[str, Any]],
     timings: dict[str, Any],
+    attribution_costs: Mapping[str, dict[str, Any]] | None = None,
     cache: dict[str, int],
     seed: int,
     traces: Mapping[str, dict[str, Any]] | None = None,
@@ -151,6 +158,7 @@ def build_results(
         fixture_errors=list(fixture_errors),
         produced_by=dict(sorted(produced_by.items())),
         influence_costs=dict(sorted(influence_costs.items())),
+        attribution_costs=dict(sorted((attribution_costs or {}).items())),
         timings=timings,
         cache=cache,
         traces=dict(sorted((traces or {}).items())),
@@ -172,6 +180,7 @@ _JSON_NAME: dict[type, str] = {dict: "object", list: "array"}
 _OPTIONAL: dict[str, type] = {
     "produced_by": dict,
     "influence_costs": dict,
+    "attribution_costs": dict,
     "timings": dict,
     "cache": dict,
     "traces": dict,
@@ -250,6 +259,7 @@ def results_from_json(data: Any, source: str = "results JSON") -> RunResults:
         fixture_errors=[str(e) for e in data["fixture_errors"]],
         produced_by=data.get("produced_by", {}),
         influence_costs=data.get("influence_costs", {}),
+        attribution_costs=data.get("attribution_costs", {}),
         timings=data.get("timings", {}),
         cache=data.get("cache", {}),
         traces=data.get("traces", {}),

@@ -1,5 +1,6 @@
 """Terminal summary: per test n, answer accuracy/EM/F1 and citation P/R/F at both τ with
-their CIs, influence and provenance blocks, then the gates (metric, value, CI, bound, n).
+their CIs, influence, provenance and attribution blocks, then the gates (metric, value, CI,
+bound, n).
 Rendered from the run's :class:`~pytest_provenai.report.results.RunResults`."""
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def summary_lines(results: RunResults, *, results_path: Path | None = None) -> l
             )
     lines.extend(influence_lines(results))
     lines.extend(provenance_lines(results))
+    lines.extend(attribution_lines(results))
     lines.extend(cache_lines(results))
     for err in results.fixture_errors:
         lines.append(f"fixture set error: {err}")
@@ -169,4 +171,26 @@ def provenance_lines(results: RunResults) -> list[str]:
                 continue
             cells = "".join(f"{_delta(row[c]):<24}" for c, _ in _MATRIX_LABELS)
             lines.append(f"    {t:<10}{cells.rstrip()}")
+    return lines
+
+
+def attribution_lines(results: RunResults) -> list[str]:
+    """Per test with attribution records: each attribution metric that applies, pooled over
+    claims (bootstrap CI resampling traces; exact binomial for the probe and graph rates),
+    with its pooled counts."""
+    lines: list[str] = []
+    for test, t in results.tests.items():
+        if not t.attribution:
+            continue
+        missing = f", {t.missing} without a record" if t.missing else ""
+        lines.append(f"{test}: attribution n={t.n}{missing}  (pooled over claims, 95% CI by trace)")
+        for name, m in t.attribution.items():
+            if m.get("value") is None:
+                lines.append(f"  {name:<32} n/a ({m.get('error')})")
+                continue
+            lo, hi = m["ci"] if m.get("ci") else (m["value"], m["value"])
+            text = f"{m['value']:.3f}  [{lo:.3f}, {hi:.3f}]"
+            if m.get("denominator") is not None:
+                text += f"  ({m['numerator']:g}/{m['denominator']:g})"
+            lines.append(f"  {name:<32} {text}")
     return lines

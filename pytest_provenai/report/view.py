@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS
 from pytest_provenai.audit.fidelity import FIDELITY_METRICS
 from pytest_provenai.audit.influence import INFLUENCE_METRICS, VERDICTS
 from pytest_provenai.audit.metrics import Metric
@@ -39,6 +40,7 @@ _ALL_METRICS: dict[str, Metric] = {
     **RETRIEVAL_METRICS,
     **INFLUENCE_METRICS,
     **PROVENANCE_METRICS,
+    **ATTRIBUTION_METRICS,
 }
 
 

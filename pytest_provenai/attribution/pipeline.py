@@ -1,0 +1,341 @@
+"""The attribution pipeline over given model parts (ProvenanceGuard §III).
+
+evidence → decomposition → routing → premise selection (≤ :data:`PREMISE_BUDGET` tokens for
+the premise–claim pair) → support (features + calibrated checker) → protected values →
+contradiction → threshold → conflation → claim verdict → fail-closed answer verdict.
+Repair is :mod:`pytest_provenai.attribution.repair`.
+
+The model parts are Protocols, so this module holds no model code: an :class:`Encoder`
+(sentence vectors, token alignment, token counts — MiniLM in :mod:`pytest_provenai.verify`),
+a :class:`SupportChecker` (the calibrated random forest, or a baseline), optionally an
+:class:`NLIJudge` and :class:`FeatureSource`\\ s (the LM feature). A checker or judge that
+raises makes the claims it was asked about ``failed`` (the answer is then blocked); nothing
+escapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from pytest_provenai.attribution.decompose import Claim, decompose
+from pytest_provenai.attribution.families import implied_attribution
+from pytest_provenai.attribution.features import Signals, claim_features
+from pytest_provenai.attribution.protected import check_values, overlap, rescue
+from pytest_provenai.attribution.routing import Route, centroid, cosine, route
+from pytest_provenai.attribution.verdict import (
+    AnswerVerdict,
+    ClaimDecision,
+    Judgement,
+    answer_verdict,
+    decide,
+)
+from pytest_provenai.audit.claims import split_sentences
+from pytest_provenai.frozen.traces import Evidence, EvidenceSet
+
+__all__ = [
+    "PREMISE_BUDGET",
+    "AnswerResult",
+    "Encoder",
+    "FeatureSource",
+    "NLIJudge",
+    "PreparedClaim",
+    "SupportChecker",
+    "Verifier",
+    "chunks",
+    "prepare_claims",
+]
+
+PREMISE_BUDGET = 512
+"""Token budget of the premise–claim pair (the seed's service default)."""
+
+
+def chunks(text: str) -> list[str]:
+    """The chunks of an evidence text for routing and premise selection: its sentences,
+    line by line; never empty for a text with any non-blank character."""
+    out = split_sentences(text)
+    return out if out else ([text.strip()] if text.strip() else [])
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """Sentence embeddings and token alignment (MiniLM by default)."""
+
+    @property
+    def identity(self) -> dict[str, Any]: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit-length vectors, one per text."""
+        ...
+
+    def align(self, claim: str, premise_chunks: Sequence[str]) -> tuple[float, float]:
+        """(share of the claim's content tokens aligned to some token of the premise
+        chunks, mean best alignment) from contextual token embeddings."""
+        ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+
+@runtime_checkable
+class SupportChecker(Protocol):
+    """Scores feature rows: p(supported by the routed source) and the verdict head."""
+
+    @property
+    def identity(self) -> dict[str, Any]: ...
+
+    @property
+    def threshold(self) -> float: ...
+
+    def score(self, rows: Sequence[Mapping[str, Any]]) -> list[Judgement]: ...
+
+
+@runtime_checkable
+class NLIJudge(Protocol):
+    """A local NLI classifier: probabilities of entailment, neutral, contradiction."""
+
+    @property
+    def identity(self) -> dict[str, Any]: ...
+
+    def judge(self, premise: str, claim: str) -> dict[str, float]: ...
+
+
+@runtime_checkable
+class FeatureSource(Protocol):
+    """Extra named features of a (premise, claim) pair (e.g. the LM log-likelihood)."""
+
+    @property
+    def identity(self) -> dict[str, Any]: ...
+
+    def features(self, premise: str, claim: str) -> dict[str, float]: ...
+
+
+@dataclass(frozen=True)
+class PreparedClaim:
+    """A claim routed and featurised, ready for the checker."""
+
+    claim: Claim
+    route: Route
+    evidence: Evidence | None
+    premise: str
+    row: dict[str, Any] | None
+    missing: tuple[str, ...] = ()
+    rescue_ok: bool = False
+    best_chunk: str = ""
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    """The verification of one answer text."""
+
+    text: str
+    claims: tuple[ClaimDecision, ...]
+    verdict: AnswerVerdict
+    prepared: tuple[PreparedClaim, ...] = field(default=(), compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.as_dict(),
+            "claims": [c.as_dict() for c in self.claims],
+        }
+
+
+class Verifier:
+    """Verifies answers against an evidence set with the given model parts."""
+
+    def __init__(
+        self,
+        encoder: Encoder,
+        checker: SupportChecker,
+        *,
+        nli: NLIJudge | None = None,
+        extra: Sequence[FeatureSource] = (),
+        premise_budget: int = PREMISE_BUDGET,
+    ) -> None:
+        self.encoder = encoder
+        self.checker = checker
+        self.nli = nli
+        self.extra = tuple(extra)
+        self.premise_budget = premise_budget
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {
+            "encoder": self.encoder.identity,
+            "checker": self.checker.identity,
+            "threshold": self.checker.threshold,
+            "nli": self.nli.identity if self.nli is not None else None,
+            "extra": [f.identity for f in self.extra],
+            "premise_budget": self.premise_budget,
+        }
+
+    def prepare(self, claims: Sequence[Claim], evidence: EvidenceSet) -> list[PreparedClaim]:
+        return prepare_claims(
+            self.encoder, claims, evidence, extra=self.extra, budget=self.premise_budget
+        )
+
+    # -- verification ----------------------------------------------------------------
+    def verify_claims(
+        self, text: str, claims: Sequence[Claim], evidence: EvidenceSet
+    ) -> AnswerResult:
+        """Verify given claims of ``text`` (gold claims of a fixture, or decomposed ones)."""
+        families = evidence.families()
+        try:
+            prepared = self.prepare(claims, evidence)
+            prep_error: str | None = None
+        except Exception as exc:  # a failed component never lets a claim through
+            prepared = [PreparedClaim(c, route([], {}), None, "", None) for c in claims]
+            prep_error = f"{type(exc).__name__}: {exc}"
+        rows = [p for p in prepared if p.row is not None]
+        judgements: dict[int, Judgement] = {}
+        error: str | None = prep_error
+        if rows and error is None:
+            try:
+                scored = self.checker.score([p.row for p in rows if p.row is not None])
+                if len(scored) != len(rows):
+                    raise ValueError(f"checker returned {len(scored)} scores for {len(rows)}")
+                for p, j in zip(rows, scored, strict=True):
+                    nli = self.nli.judge(p.premise, p.claim.content) if self.nli else None
+                    judgements[p.claim.index] = Judgement(j.p_support, j.head, nli)
+            except Exception as exc:
+                error = f"{type(exc).__name__}: {exc}"
+        decisions = []
+        for p in prepared:
+            c = p.claim
+            ev = p.evidence
+            claim_error = error if (c.factual and (p.row is not None or prep_error)) else None
+            decisions.append(
+                decide(
+                    index=c.index,
+                    text=c.text,
+                    byte_range=(c.start, c.end),
+                    factual=c.factual,
+                    attribution=implied_attribution(c.attribution, families),
+                    route_source=p.route.source,
+                    route_tool=ev.tool if ev else None,
+                    route_family=ev.family if ev else None,
+                    route_score=p.route.score,
+                    route_margin=p.route.margin,
+                    route_status=p.route.status if not prep_error else "failed",
+                    judgement=judgements.get(c.index),
+                    error=claim_error,
+                    threshold=self.checker.threshold,
+                    missing=p.missing,
+                    rescue_ok=p.rescue_ok,
+                    best_chunk=p.best_chunk,
+                )
+            )
+        return AnswerResult(
+            text, tuple(decisions), answer_verdict(text, decisions), tuple(prepared)
+        )
+
+    def verify(
+        self,
+        text: str,
+        evidence: EvidenceSet,
+        tools: Mapping[str, str],
+        *,
+        question: str | None = None,
+    ) -> AnswerResult:
+        """Decompose ``text`` and verify its claims."""
+        return self.verify_claims(text, decompose(text, tools, question=question), evidence)
+
+
+def _premise(
+    encoder: Encoder, claim: str, parts: list[str], sims: list[float], budget: int
+) -> list[str]:
+    """The chunks of the routed source most similar to the claim, in source order, within
+    the premise–claim token budget (the best chunk always)."""
+    room = budget - encoder.count_tokens(claim)
+    chosen: list[int] = []
+    used = 0
+    for i in sorted(range(len(parts)), key=lambda i: (-sims[i], i)):
+        cost = encoder.count_tokens(parts[i])
+        if chosen and used + cost > room:
+            continue
+        chosen.append(i)
+        used += cost
+    return [parts[i] for i in sorted(chosen)]
+
+
+def prepare_claims(
+    encoder: Encoder,
+    claims: Sequence[Claim],
+    evidence: EvidenceSet,
+    *,
+    extra: Sequence[FeatureSource] = (),
+    budget: int = PREMISE_BUDGET,
+) -> list[PreparedClaim]:
+    """Route every factual claim, select its premise and compute its feature row (the same
+    function derives the calibration table and verifies answers)."""
+    texts: dict[str, list[str]] = {e.source: chunks(e.text) for e in evidence.items}
+    flat = [c for parts in texts.values() for c in parts]
+    vectors = encoder.embed(flat) if flat else []
+    chunk_vecs: dict[str, list[list[float]]] = {}
+    pos = 0
+    for source, parts in texts.items():
+        chunk_vecs[source] = vectors[pos : pos + len(parts)]
+        pos += len(parts)
+    centroids = {s: centroid(v) for s, v in chunk_vecs.items() if v}
+    by_source = evidence.by_source()
+    all_texts = [e.text for e in evidence.items]
+    families = evidence.families()
+    factual = [c for c in claims if c.factual]
+    claim_vecs = encoder.embed([c.content for c in factual]) if factual and centroids else []
+    vec_of = {c.index: v for c, v in zip(factual, claim_vecs, strict=False)}
+    out: list[PreparedClaim] = []
+    for claim in claims:
+        if not claim.factual or not centroids:
+            out.append(PreparedClaim(claim, route([], {}), None, "", None))
+            continue
+        q = vec_of[claim.index]
+        r = route(q, centroids)
+        assert r.source is not None
+        ev = by_source[r.source]
+        parts = texts[r.source]
+        sims = [cosine(q, v) for v in chunk_vecs[r.source]]
+        best = max(range(len(parts)), key=lambda i: (sims[i], -i))
+        best_any = max((cosine(q, v) for vs in chunk_vecs.values() for v in vs), default=0.0)
+        premise_chunks = _premise(encoder, claim.content, parts, sims, budget)
+        premise = " ".join(premise_chunks)
+        values = check_values(claim.content, premise)
+        values_all = check_values(claim.content, all_texts)
+        ratio, mean = encoder.align(claim.content, premise_chunks)
+        extra_features: dict[str, float] = {}
+        for feature_source in extra:
+            extra_features.update(feature_source.features(premise, claim.content))
+        attribution = implied_attribution(claim.attribution, families)
+        row = claim_features(
+            content=claim.content,
+            premise=premise,
+            evidence_texts=all_texts,
+            route=r,
+            family=ev.family,
+            values=values,
+            values_all=values_all,
+            signals=Signals(
+                best_chunk_cos=sims[best],
+                best_chunk_cos_any=best_any,
+                best_chunk=parts[best],
+                align_ratio=ratio,
+                align_mean=mean,
+                claim_tokens=encoder.count_tokens(claim.content),
+                premise_tokens=encoder.count_tokens(premise),
+            ),
+            chunk_count=len(parts),
+            stated=attribution.status == "stated",
+            extra=extra_features,
+        )
+        out.append(
+            PreparedClaim(
+                claim,
+                r,
+                ev,
+                premise,
+                row,
+                values.missing,
+                rescue(values, overlap(claim.content, premise), structured=ev.structured),
+                parts[best],
+            )
+        )
+    return out

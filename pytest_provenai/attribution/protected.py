@@ -1,0 +1,152 @@
+"""Protected values and lexical signals of a claim against its routed premise.
+
+*Protected values* (ProvenanceGuard §III-B/E) are the literals that change a claim's meaning:
+numbers, units, dates, times, identifiers (the machinery of
+:mod:`pytest_provenai.audit.abstention`) and quoted values (``"…"``, ``“…”``). A value is
+*present* in a premise when the premise contains it after normalisation (numbers by value,
+dates by their readings, identifiers and quotes casefolded with whitespace collapsed).
+
+*Content terms* are the casefolded word tokens of a text minus stopwords; the overlap of a
+claim with a premise is the fraction of the claim's content terms that the premise has.
+
+Pure Python.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pytest_provenai.audit.literals import Literal, LiteralIndex, protected_literals
+
+__all__ = [
+    "STOPWORDS",
+    "ValueCheck",
+    "check_values",
+    "content_terms",
+    "has_negation",
+    "overlap",
+    "protected_values",
+    "rescue",
+]
+
+STOPWORDS = frozenset(
+    """a an the and or but if of to in on at by for with from as is are was were be been being
+    this that these those it its it's he she they them his her their we our you your i me my
+    which who whom whose what when where why how there here than then so such into onto over
+    under about after before during while also both either each other any all some more most
+    has have had do does did not no nor only own same too very can will just should would could
+    may might must shall upon via per according says say said states stated shows showed
+    lists listed reports reported""".split()
+)
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|neither|nor|none|without|cannot|nobody|nothing)\b|n['’]t\b",
+    re.IGNORECASE,
+)
+_RESCUE_OVERLAP = 0.8
+"""Content-term overlap above which a neutral decision may be lexically rescued."""
+
+
+def content_terms(text: str) -> set[str]:
+    """Casefolded word tokens of ``text`` that are not stopwords (possessive ``'s`` cut)."""
+    out: set[str] = set()
+    for m in _WORD.finditer(text):
+        word = m.group(0).casefold()
+        for suffix in ("'s", "’s"):
+            if word.endswith(suffix):
+                word = word[: -len(suffix)]
+        if word and word not in STOPWORDS:
+            out.add(word)
+    return out
+
+
+def overlap(claim: str, premise: str | Iterable[str]) -> float:
+    """Fraction of the claim's content terms that occur in the premise (1.0 for a claim
+    without content terms)."""
+    terms = content_terms(claim)
+    if not terms:
+        return 1.0
+    have: set[str] = set()
+    for text in [premise] if isinstance(premise, str) else premise:
+        have |= content_terms(text)
+    return len(terms & have) / len(terms)
+
+
+def has_negation(text: str) -> bool:
+    return _NEGATION.search(text) is not None
+
+
+@dataclass(frozen=True)
+class Value:
+    """A protected value of a claim: a literal of :mod:`audit.abstention`, or a quote."""
+
+    text: str
+    kind: str  # date | time | identifier | number | quote
+    literal: Literal | None = None
+
+
+def protected_values(text: str) -> list[Value]:
+    """The protected values of ``text`` in text order: literals, then quoted values."""
+    values = [Value(lit.text, lit.kind, lit) for lit in protected_literals(text)]
+    for m in _QUOTED.finditer(text):
+        quote = (m.group(1) or m.group(2) or "").strip()
+        if any(ch.isalnum() for ch in quote) and all(v.text != quote for v in values):
+            values.append(Value(quote, "quote"))
+    return values
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    """How a claim's protected values fare against a premise: ``missing`` are absent from
+    it; ``conflicting`` are the missing ones of a kind (number, date, time) the premise has
+    other values of — the signature of a swapped value."""
+
+    values: tuple[str, ...]
+    missing: tuple[str, ...]
+    conflicting: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.values)
+
+    @property
+    def coverage(self) -> float:
+        return 1.0 if not self.values else 1.0 - len(self.missing) / len(self.values)
+
+
+def check_values(claim: str, premise: Sequence[str] | str) -> ValueCheck:
+    """Check every protected value of ``claim`` against ``premise`` (one text or several)."""
+    texts = [premise] if isinstance(premise, str) else list(premise)
+    index = LiteralIndex(texts)
+    folded = [_folded(t) for t in texts]
+    premise_kinds: set[str] = set()
+    for t in texts:
+        premise_kinds.update(lit.kind for lit in protected_literals(t))
+    values = protected_values(claim)
+    missing: list[str] = []
+    conflicting: list[str] = []
+    for v in values:
+        if v.literal is not None:
+            present = index.supports(v.literal)
+        else:
+            present = any(_folded(v.text) in f for f in folded)
+        if not present:
+            missing.append(v.text)
+            if v.kind in ("number", "date", "time") and v.kind in premise_kinds:
+                conflicting.append(v.text)
+    return ValueCheck(tuple(v.text for v in values), tuple(missing), tuple(conflicting))
+
+
+def rescue(values: ValueCheck, term_overlap: float, *, structured: bool) -> bool:
+    """ProvenanceGuard's lexical rescue of a neutral (not-enough-evidence) decision: only for
+    exact structured evidence, only when every protected value is present and the
+    content-term overlap exceeds :data:`_RESCUE_OVERLAP`."""
+    return structured and not values.missing and term_overlap > _RESCUE_OVERLAP

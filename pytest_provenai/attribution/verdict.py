@@ -1,0 +1,260 @@
+"""Claim verdicts and the fail-closed answer verdict (ProvenanceGuard §III-E/F).
+
+A claim's verdict, first that applies:
+
+* ``non_factual`` — template text or no content (never evidence-bearing);
+* ``failed`` — a verifier component raised (fail closed);
+* ``not_enough_evidence`` with reason ``not_routed`` — there is no evidence to route to;
+* ``contradicted`` with reason ``high_confidence_contradiction`` — an NLI model, when one
+  is given, says contradiction with probability ≥ :data:`CONTRADICTION_CONFIDENCE`;
+* ``supported`` or ``conflated`` — the calibrated support probability reaches the
+  threshold and no protected value is missing from the routed premise (or a neutral
+  decision is lexically rescued on exact structured evidence); ``conflated`` when the
+  stated attribution is incompatible with the routed source's family;
+* otherwise rejected: a missing protected value gives ``contradicted`` when the premise
+  states another value of that kind and ``unsupported`` when not (reason
+  ``missing_protected_values``); a low score gives the verdict head's most probable reject
+  class (reason ``insufficient_support``).
+
+The answer is allowed only when it is not empty, nothing failed, and every factual claim
+is ``supported``; any other claim blocks it with its reason. An answer without factual
+claims (e.g. the repair fallback) asserts nothing that needs evidence and is allowed.
+
+Pure Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_provenai.attribution.families import Attribution, compatible
+
+__all__ = [
+    "BLOCK_REASONS",
+    "CLAIM_VERDICTS",
+    "CONTRADICTION_CONFIDENCE",
+    "REJECT_VERDICTS",
+    "AnswerVerdict",
+    "ClaimDecision",
+    "answer_verdict",
+    "decide",
+]
+
+#: Verdicts a claim can get (the gold labels plus ``failed``).
+CLAIM_VERDICTS = (
+    "supported",
+    "not_enough_evidence",
+    "unsupported",
+    "contradicted",
+    "conflated",
+    "non_factual",
+    "failed",
+)
+#: The reject/block class of the seed's binary metrics.
+REJECT_VERDICTS = frozenset(
+    {"not_enough_evidence", "unsupported", "contradicted", "conflated", "failed"}
+)
+#: The classes of the verdict head (``conflated`` claims are supported by their source).
+HEAD_CLASSES = ("supported", "not_enough_evidence", "unsupported", "contradicted")
+BLOCK_REASONS = (
+    "conflation",
+    "high_confidence_contradiction",
+    "missing_protected_values",
+    "not_routed",
+    "insufficient_support",
+    "failed_component",
+)
+CONTRADICTION_CONFIDENCE = 0.9
+
+
+@dataclass(frozen=True)
+class ClaimDecision:
+    """One claim's decision and everything that explains it."""
+
+    index: int
+    text: str
+    range: tuple[int, int]
+    factual: bool
+    verdict: str
+    reasons: tuple[str, ...]
+    source: str | None = None
+    tool: str | None = None
+    family: str | None = None
+    route_score: float = 0.0
+    route_margin: float = 0.0
+    route_status: str = "no_evidence"
+    p_support: float | None = None
+    threshold: float | None = None
+    attribution: Attribution = field(default_factory=lambda: Attribution("unavailable"))
+    attribution_compatible: bool | None = None
+    missing_values: tuple[str, ...] = ()
+    rescued: bool = False
+    nli: Mapping[str, float] | None = None
+    error: str | None = None
+    best_chunk: str = ""
+
+    @property
+    def supported(self) -> bool:
+        return self.verdict == "supported"
+
+    @property
+    def rejected(self) -> bool:
+        return self.verdict in REJECT_VERDICTS
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "text": self.text,
+            "range": list(self.range),
+            "factual": self.factual,
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "source": self.source,
+            "tool": self.tool,
+            "family": self.family,
+            "route": {
+                "score": self.route_score,
+                "margin": self.route_margin,
+                "status": self.route_status,
+            },
+            "p_support": self.p_support,
+            "threshold": self.threshold,
+            "attribution": {
+                **self.attribution.as_dict(),
+                "compatible": self.attribution_compatible,
+            },
+            "missing_values": list(self.missing_values),
+            "rescued": self.rescued,
+            "nli": dict(self.nli) if self.nli is not None else None,
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the support checker (and, when given, the NLI model) said about one claim."""
+
+    p_support: float
+    head: Mapping[str, float]
+    nli: Mapping[str, float] | None = None
+
+
+def decide(
+    *,
+    index: int,
+    text: str,
+    byte_range: tuple[int, int],
+    factual: bool,
+    attribution: Attribution,
+    route_source: str | None,
+    route_tool: str | None,
+    route_family: str | None,
+    route_score: float,
+    route_margin: float,
+    route_status: str,
+    judgement: Judgement | None,
+    error: str | None,
+    threshold: float,
+    missing: Sequence[str],
+    rescue_ok: bool,
+    best_chunk: str = "",
+) -> ClaimDecision:
+    """The verdict of one claim (see the module docstring)."""
+    base: dict[str, Any] = {
+        "index": index,
+        "text": text,
+        "range": byte_range,
+        "factual": factual,
+        "source": route_source,
+        "tool": route_tool,
+        "family": route_family,
+        "route_score": route_score,
+        "route_margin": route_margin,
+        "route_status": route_status,
+        "attribution": attribution,
+        "threshold": threshold,
+        "missing_values": tuple(missing),
+        "best_chunk": best_chunk,
+    }
+    if not factual:
+        return ClaimDecision(verdict="non_factual", reasons=(), **base)
+    if error is not None:
+        return ClaimDecision(verdict="failed", reasons=("failed_component",), error=error, **base)
+    if route_status == "no_evidence" or route_source is None:
+        return ClaimDecision(verdict="not_enough_evidence", reasons=("not_routed",), **base)
+    if judgement is None:
+        return ClaimDecision(
+            verdict="failed", reasons=("failed_component",), error="no judgement", **base
+        )
+    base["p_support"] = judgement.p_support
+    base["nli"] = judgement.nli
+    if judgement.nli is not None and judgement.nli.get("contradiction", 0.0) >= (
+        CONTRADICTION_CONFIDENCE
+    ):
+        return ClaimDecision(
+            verdict="contradicted", reasons=("high_confidence_contradiction",), **base
+        )
+    supported = judgement.p_support >= threshold and not missing
+    rescued = False
+    if not supported and not missing and rescue_ok:
+        supported, rescued = True, True
+    if supported:
+        fits = compatible(attribution, route_tool or "", route_family or "")
+        if fits is False:
+            return ClaimDecision(
+                verdict="conflated",
+                reasons=("conflation",),
+                attribution_compatible=False,
+                rescued=rescued,
+                **base,
+            )
+        return ClaimDecision(
+            verdict="supported",
+            reasons=("lexical_rescue",) if rescued else (),
+            attribution_compatible=fits,
+            rescued=rescued,
+            **base,
+        )
+    rejects = [c for c in HEAD_CLASSES if c != "supported"]
+    verdict = max(rejects, key=lambda c: (judgement.head.get(c, 0.0), -rejects.index(c)))
+    reason = "missing_protected_values" if missing else "insufficient_support"
+    return ClaimDecision(verdict=verdict, reasons=(reason,), **base)
+
+
+@dataclass(frozen=True)
+class AnswerVerdict:
+    verdict: str  # "allow" | "block"
+    reasons: tuple[str, ...]
+    blocking: tuple[int, ...]  # indices of the claims that block
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict == "allow"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "blocking_claims": list(self.blocking),
+        }
+
+
+def answer_verdict(text: str, decisions: Sequence[ClaimDecision]) -> AnswerVerdict:
+    """Fail closed: allow only a non-empty answer whose every factual claim is supported."""
+    if not text.strip():
+        return AnswerVerdict("block", ("empty_answer",), ())
+    reasons: list[str] = []
+    blocking: list[int] = []
+    for d in decisions:
+        if d.factual and d.verdict != "supported":
+            blocking.append(d.index)
+            for r in d.reasons or (d.verdict,):
+                if r not in reasons:
+                    reasons.append(r)
+    if blocking:
+        return AnswerVerdict("block", tuple(reasons), tuple(blocking))
+    if not any(d.factual for d in decisions):
+        return AnswerVerdict("allow", ("no_evidence_requiring_claim",), ())
+    return AnswerVerdict("allow", (), ())

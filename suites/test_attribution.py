@@ -1,0 +1,77 @@
+"""Shipped audit: claim-level attribution of answers written from tool calls (ProvenanceGuard).
+
+* ``test_synthetic_traces`` / ``test_hotpotqa_claims`` — the labelled trace sets, each gated
+  on its own: every answer's gold claims are routed to a source, checked by the calibrated
+  verifier (MiniLM features + random forest), checked for protected values and for the
+  family the answer states; the answer is allowed or blocked (fail closed), and a blocked
+  answer is repaired and re-verified. Metrics are pooled over claims, CIs resample traces.
+* ``test_conflation_probes`` — 50 HotpotQA probes: a fact supported by one source and
+  attributed to the other source's family must be blocked as a conflation, the repair must
+  drop the wrong attribution, and the control (the right family) should pass.
+* ``test_mcp_sessions`` — the HotpotQA cases answered through the MCP tools: the harness
+  calls get_example and get_evidence_document (every call recorded into a trace graph),
+  the embedded model writes the answer, the verifier checks it against the recorded tool
+  outputs.
+
+Strict gates: every probe blocked with the conflation label, no wrong attribution retained
+after repair, complete trace graphs, no gold access. The other bounds are regression floors
+under the values the shipped verifier measured, noted beside each.
+"""
+
+import pytest
+
+
+@pytest.mark.provenai_kind("mcp_trace")
+@pytest.mark.provenai_sets("synthetic-mcp-traces")
+@pytest.mark.attribution(
+    trace_graph_complete=1.0,
+    reject_f1=0.55,
+    source_accuracy=0.80,
+    verdict_accuracy=0.35,
+    decomposition_recall=0.90,
+    repair_pass_rate=0.95,
+)
+def test_synthetic_traces(
+    provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
+):
+    record = provenai_record(provenai_attribution(provenai_case))
+    assert record == provenai_attribution_snapshot
+
+
+@pytest.mark.provenai_kind("mcp_trace")
+@pytest.mark.provenai_sets("hotpotqa-claims-test")
+@pytest.mark.attribution(
+    trace_graph_complete=1.0,
+    reject_f1=0.55,
+    source_accuracy=0.80,
+    verdict_accuracy=0.35,
+    decomposition_recall=0.90,
+    repair_pass_rate=0.95,
+)
+def test_hotpotqa_claims(
+    provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
+):
+    record = provenai_record(provenai_attribution(provenai_case))
+    assert record == provenai_attribution_snapshot
+
+
+@pytest.mark.provenai_kind("conflation_probe")
+@pytest.mark.attribution(
+    probe_block_rate=1.0,
+    conflation_label_rate=1.0,
+    wrong_attribution_retained_rate=0.0,
+    trace_graph_complete=1.0,
+    repair_pass_rate=0.95,
+    control_allow_rate=0.5,
+)
+def test_conflation_probes(
+    provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
+):
+    record = provenai_record(provenai_attribution(provenai_case))
+    assert record == provenai_attribution_snapshot
+
+
+@pytest.mark.attribution(trace_graph_complete=1.0, gold_access_rate=0.0, repair_pass_rate=0.95)
+def test_mcp_sessions(provenai_case, provenai_mcp, provenai_record, provenai_snapshot):
+    record = provenai_record(provenai_mcp(provenai_case))
+    assert record == provenai_snapshot

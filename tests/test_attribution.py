@@ -1,0 +1,547 @@
+"""The attribution layer's pure parts: families, decomposition, protected values, routing,
+verdicts, repair, the pipeline over model-free parts, the trace graph and the metrics."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from pytest_provenai._io import sha256_text
+from pytest_provenai.attribution.decompose import claim_at, decompose, is_template
+from pytest_provenai.attribution.families import (
+    Attribution,
+    canonical_phrase,
+    compatible,
+    find_attribution,
+    implied_attribution,
+)
+from pytest_provenai.attribution.graph import AnswerNode, completeness, graph_sha256, trace_graph
+from pytest_provenai.attribution.lexical import FeatureChecker, LexicalEncoder
+from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS, macro_f1
+from pytest_provenai.attribution.pipeline import Verifier
+from pytest_provenai.attribution.protected import check_values, content_terms, overlap, rescue
+from pytest_provenai.attribution.record import Auditor
+from pytest_provenai.attribution.repair import FALLBACK, repair
+from pytest_provenai.attribution.routing import centroid, cosine, route
+from pytest_provenai.attribution.verdict import Judgement, answer_verdict, decide
+from pytest_provenai.audit.metrics import aggregate
+from pytest_provenai.frozen.traces import (
+    ToolCall,
+    ToolOutput,
+    canonical_arguments,
+    collect_evidence,
+)
+
+TOOLS = {"lookup_account": "record", "web_search": "search", "fetch_policy": "document"}
+
+
+def out(source: str | None, text: str) -> ToolOutput:
+    return ToolOutput(source, text, sha256_text(text))
+
+
+def call(index: int, tool: str, *outputs: ToolOutput, error: bool = False) -> ToolCall:
+    args = {"i": index}
+    return ToolCall(index, tool, args, canonical_arguments(args)[1], tuple(outputs), error)
+
+
+RECORD = "customer: Velmora Ostrand\nplan: Kestrel Gold\nmonthly fee: 24.50 EUR"
+POLICY = "The Kestrel Gold plan includes 40 GB of data. A late payment costs 7 EUR."
+SEARCH = "Kestrel Telecom was founded in 2019 in Harrowgate."
+CALLS = (
+    call(0, "lookup_account", out("acct-1", RECORD)),
+    call(1, "fetch_policy", out("doc-1", POLICY)),
+    call(2, "web_search", out("web-1", SEARCH)),
+)
+
+
+# -- families -----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "status", "family", "tool"),
+    [
+        ("According to the search results, X is Y.", "stated", "search", None),
+        ("The account record shows that the fee is 5 EUR.", "stated", "record", None),
+        ("The policy document states the fee is 20 EUR.", "stated", "document", None),
+        ("In the database, the total is 3.", "stated", "database", None),
+        ("The lookup_account tool returned a balance of 5.", "stated", "record", "lookup_account"),
+        ("According to the sources, X is Y.", "ambiguous", None, None),
+        (
+            "Scott Derrickson (born July 16, 1966) is an American director.",
+            "unavailable",
+            None,
+            None,
+        ),
+        ("He published in the paper Nature in 1990.", "unavailable", None, None),
+    ],
+)
+def test_find_attribution(text: str, status: str, family: str | None, tool: str | None) -> None:
+    a = find_attribution(text, TOOLS)
+    assert (a.status, a.family, a.tool) == (status, family, tool)
+
+
+def test_attribution_span_covers_adjacent_phrases() -> None:
+    text = "According to the search results from web_search, X is Y."
+    a = find_attribution(text, TOOLS)
+    assert a.phrase == "According to the search results from web_search, "
+    assert (a.family, a.tool) == ("search", "web_search")
+
+
+def test_two_families_in_one_claim_are_ambiguous() -> None:
+    a = find_attribution("According to the record and according to the search results, X.", TOOLS)
+    assert a.status == "ambiguous" and a.family is None
+
+
+def test_implied_only_when_the_trace_has_one_family() -> None:
+    none = Attribution("unavailable")
+    assert implied_attribution(none, {"record"}) == Attribution("implied", family="record")
+    assert implied_attribution(none, {"record", "search"}).status == "unavailable"
+
+
+def test_compatible() -> None:
+    stated = find_attribution("According to the search results, X.", TOOLS)
+    assert compatible(stated, "web_search", "search") is True
+    assert compatible(stated, "lookup_account", "record") is False
+    assert compatible(Attribution("ambiguous"), "web_search", "search") is None
+    by_tool = find_attribution("The lookup_account tool returned 5.", TOOLS)
+    assert compatible(by_tool, "lookup_account", "record") is True
+    assert compatible(by_tool, "web_search", "search") is False
+
+
+def test_canonical_phrase_reads_back_as_its_family() -> None:
+    for family in ("record", "search", "database", "document", "metadata"):
+        text = f"{canonical_phrase(family, 'some_tool')} the value is 3."
+        a = find_attribution(text, {"some_tool": family})
+        assert a.family == family, text
+
+
+# -- decomposition ------------------------------------------------------------------------
+def test_decompose_keeps_byte_ranges_values_and_attribution() -> None:
+    answer = (
+        "According to the account record, the plan is Gold and the fee is 1,250.00 EUR; "
+        "the card ends in 4471. Café Ørsted opened on 2031-09-14. Please consult your bank."
+    )
+    claims = decompose(answer, TOOLS)
+    data = answer.encode("utf-8")
+    assert [data[c.start : c.end].decode("utf-8") for c in claims] == [c.text for c in claims]
+    assert [c.text for c in claims] == [
+        "According to the account record, the plan is Gold and the fee is 1,250.00 EUR",
+        "the card ends in 4471.",
+        "Café Ørsted opened on 2031-09-14.",
+        "Please consult your bank.",
+    ]
+    first, second, third, fourth = claims
+    assert first.content == "The plan is Gold and the fee is 1,250.00 EUR"
+    assert "1,250.00" in first.values
+    assert second.attribution.family == "record"  # the clause keeps its sentence's phrase
+    assert third.values == ("2031-09-14",)
+    assert fourth.start == answer.index("Please") + 2  # bytes: é and Ø take two each
+    assert not fourth.factual and fourth.attribution.status == "unavailable"
+
+
+def test_decompose_model_output_sections_and_citations() -> None:
+    raw = "Answer: no [R0]\nEvidence: X is an American director [R1].\nReasoning: Both differ."
+    claims = decompose(raw, {}, question="Were X and Y of the same nationality?")
+    assert [c.section for c in claims] == ["answer", "evidence", "reasoning"]
+    assert claims[0].content == "Were X and Y of the same nationality? no"
+    assert claims[0].cites == ("R0",) and claims[0].factual
+    assert claims[1].content == "X is an American director."
+    unknown = decompose("Answer: unknown", {}, question="Who?")
+    assert not unknown[0].factual
+
+
+def test_template_with_a_value_stays_factual() -> None:
+    assert is_template("Please consult a professional.")
+    assert not is_template("Please note the fee is 7 EUR.")
+    assert decompose("Please note the fee is 7 EUR.", {})[0].factual
+
+
+def test_claim_at_refuses_a_range_inside_a_character() -> None:
+    text = "Café opened."
+    assert claim_at(text, (0, 5), {}).text == "Café"
+    with pytest.raises(ValueError, match="character boundaries"):
+        claim_at(text, (0, 4), {})
+
+
+def test_quotes_are_never_split() -> None:
+    text = 'According to the record from x, "A; B, but more." Next one.'
+    assert len(decompose(text, {"x": "record"})) == 2
+
+
+# -- protected values ---------------------------------------------------------------------
+def test_check_values_missing_and_conflicting() -> None:
+    v = check_values("The fee is 42.50 EUR since 2031-09-14.", RECORD + "\nsince: 2031-09-14")
+    assert v.missing == ("42.50",) and v.conflicting == ("42.50",)
+    v = check_values('The code is "K-220" and the fee is 24.50.', RECORD)
+    assert v.missing == ("K-220",) and v.conflicting == ()
+    assert check_values("The fee is 24.50 EUR.", RECORD).missing == ()
+
+
+def test_overlap_and_rescue() -> None:
+    assert content_terms("The plan is Gold's.") == {"plan", "gold"}
+    assert overlap("plan Kestrel Gold", RECORD) == 1.0
+    values = check_values("The plan is Kestrel Gold.", RECORD)
+    assert rescue(values, 0.9, structured=True)
+    assert not rescue(values, 0.9, structured=False)
+    assert not rescue(values, 0.5, structured=True)
+
+
+# -- routing ------------------------------------------------------------------------------
+def test_route_picks_the_top_centroid_and_records_the_margin() -> None:
+    cents = {"a": centroid([[1.0, 0.0], [1.0, 0.2]]), "b": centroid([[0.0, 1.0]])}
+    r = route([1.0, 0.1], cents)
+    assert r.source == "a" and r.status == "routed"
+    assert math.isclose(r.margin, r.ranking[0][1] - r.ranking[1][1])
+    assert route([1.0, 0.0], {"only": [1.0, 0.0]}).status == "single_source"
+    empty = route([1.0], {})
+    assert (empty.source, empty.status) == (None, "no_evidence")
+    assert cosine([0.0, 0.0], [1.0, 0.0]) == 0.0
+
+
+def test_route_ties_go_to_the_first_source() -> None:
+    assert route([1.0, 1.0], {"x": [1.0, 0.0], "y": [0.0, 1.0]}).source == "x"
+
+
+# -- verdicts -----------------------------------------------------------------------------
+def _decide(**kw: Any) -> Any:
+    base: dict[str, Any] = {
+        "index": 0,
+        "text": "t",
+        "byte_range": (0, 1),
+        "factual": True,
+        "attribution": Attribution("unavailable"),
+        "route_source": "s",
+        "route_tool": "lookup_account",
+        "route_family": "record",
+        "route_score": 0.8,
+        "route_margin": 0.2,
+        "route_status": "routed",
+        "judgement": Judgement(0.9, {"not_enough_evidence": 0.7, "contradicted": 0.3}),
+        "error": None,
+        "threshold": 0.5,
+        "missing": (),
+        "rescue_ok": False,
+    }
+    base.update(kw)
+    return decide(**base)
+
+
+def test_decide_precedence() -> None:
+    assert _decide(factual=False).verdict == "non_factual"
+    failed = _decide(error="RuntimeError: boom")
+    assert (failed.verdict, failed.reasons) == ("failed", ("failed_component",))
+    routed_nowhere = _decide(route_source=None, route_status="no_evidence", judgement=None)
+    assert routed_nowhere.reasons == ("not_routed",)
+    assert _decide().verdict == "supported"
+    head = {"contradicted": 0.6, "unsupported": 0.3, "not_enough_evidence": 0.1}
+    swap = _decide(missing=("42.50",), judgement=Judgement(0.99, head))
+    assert (swap.verdict, swap.reasons) == ("contradicted", ("missing_protected_values",))
+    assert swap.missing_values == ("42.50",)  # a high score never excuses a missing value
+    low = _decide(judgement=Judgement(0.2, {"not_enough_evidence": 0.7, "contradicted": 0.3}))
+    assert (low.verdict, low.reasons) == ("not_enough_evidence", ("insufficient_support",))
+    rescued = _decide(judgement=Judgement(0.2, {}), rescue_ok=True)
+    assert rescued.verdict == "supported" and rescued.rescued
+    wrong = find_attribution("According to the search results, t", TOOLS)
+    assert _decide(attribution=wrong).verdict == "conflated"
+    nli = Judgement(0.99, {}, {"contradiction": 0.95, "entailment": 0.05, "neutral": 0.0})
+    assert _decide(judgement=nli).reasons == ("high_confidence_contradiction",)
+
+
+def test_answer_verdict_fails_closed() -> None:
+    assert answer_verdict("  ", []).reasons == ("empty_answer",)
+    ok = _decide()
+    bad = _decide(index=1, missing=("9",))
+    v = answer_verdict("text", [ok, bad])
+    assert (v.verdict, v.blocking, v.reasons) == ("block", (1,), ("missing_protected_values",))
+    assert answer_verdict("text", [ok]).allowed
+    only_template = _decide(factual=False)
+    assert answer_verdict("I hope this helps.", [only_template]).reasons == (
+        "no_evidence_requiring_claim",
+    )
+
+
+# -- the pipeline over model-free parts ---------------------------------------------------
+def lexical_verifier() -> Verifier:
+    return Verifier(LexicalEncoder(), FeatureChecker("premise_overlap", 0.6))
+
+
+def test_pipeline_routes_supports_and_flags_conflation() -> None:
+    evidence = collect_evidence(CALLS, TOOLS)
+    v = lexical_verifier()
+    ok = v.verify(
+        "According to the account record, Velmora Ostrand is on the Kestrel Gold plan.",
+        evidence,
+        TOOLS,
+    )
+    assert ok.verdict.allowed and ok.claims[0].source == "acct-1"
+    conflated = v.verify(
+        "The policy document states that Velmora Ostrand is on Kestrel Gold.", evidence, TOOLS
+    )
+    assert conflated.claims[0].verdict == "conflated"
+    assert conflated.verdict.reasons == ("conflation",)
+    swapped = v.verify("The monthly fee of Velmora Ostrand is 42.50 EUR.", evidence, TOOLS)
+    assert swapped.claims[0].reasons == ("missing_protected_values",)
+    assert swapped.claims[0].missing_values == ("42.50",) and not swapped.verdict.allowed
+
+
+def test_empty_trace_routes_nothing_and_blocks() -> None:
+    empty = collect_evidence((), TOOLS)
+    result = lexical_verifier().verify("Velmora Ostrand is on Kestrel Gold. It costs 5.", empty, {})
+    assert [c.reasons for c in result.claims] == [("not_routed",), ("not_routed",)]
+    assert not result.verdict.allowed
+
+
+class RaisingChecker:
+    threshold = 0.5
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "raises"}
+
+    def score(self, rows: Any) -> list[Judgement]:
+        raise RuntimeError("checker down")
+
+
+def test_a_raising_checker_fails_its_claims_and_blocks() -> None:
+    v = Verifier(LexicalEncoder(), RaisingChecker())
+    result = v.verify(
+        "Velmora Ostrand is on the Kestrel Gold plan.", collect_evidence(CALLS, TOOLS), TOOLS
+    )
+    assert result.claims[0].verdict == "failed"
+    assert result.claims[0].error == "RuntimeError: checker down"
+    assert result.verdict.reasons == ("failed_component",)
+
+
+# -- repair -------------------------------------------------------------------------------
+def test_repair_reattributes_rewrites_prunes_and_reverifies() -> None:
+    evidence = collect_evidence(CALLS, TOOLS)
+    v = lexical_verifier()
+    text = (
+        "The policy document states that Velmora Ostrand is on the Kestrel Gold plan. "
+        "Kestrel Telecom has 9 million customers."
+    )
+    result = v.verify(text, evidence, TOOLS)
+    assert not result.verdict.allowed
+    seen: list[str] = []
+
+    def verify(t: str) -> Any:
+        seen.append(t)
+        return v.verify(t, evidence, TOOLS)
+
+    fixed = repair(result, verify, max_iterations=1)
+    assert fixed.passed and fixed.method == "rewrite"
+    assert "policy document" not in fixed.final_text
+    assert fixed.final_text.startswith("According to the record from lookup_account,")
+    assert seen == [fixed.final_text]  # the same verifier re-checked the revision
+
+
+def test_repair_falls_back_when_nothing_can_be_grounded() -> None:
+    evidence = collect_evidence(CALLS, TOOLS)
+    v = lexical_verifier()
+    result = v.verify("Zorbleck invented the moon landing.", evidence, TOOLS)
+    fixed = repair(result, lambda t: v.verify(t, evidence, TOOLS), max_iterations=2)
+    assert fixed.method == "fallback" and fixed.final_text == FALLBACK and fixed.passed
+    assert fixed.final.verdict.reasons == ("no_evidence_requiring_claim",)
+
+
+def test_repair_bounds() -> None:
+    evidence = collect_evidence(CALLS, TOOLS)
+    result = lexical_verifier().verify("Velmora Ostrand is on Kestrel Gold.", evidence, TOOLS)
+    assert not repair(result, lambda t: result, max_iterations=1).attempted
+    for bad in (0, 4):
+        with pytest.raises(ValueError, match=r"1\.\.3"):
+            repair(result, lambda t: result, max_iterations=bad)
+
+
+# -- evidence and graph -------------------------------------------------------------------
+def test_evidence_fallbacks_dedupe_conflicts_and_errors() -> None:
+    calls = (
+        call(0, "calc", out(None, "4")),
+        call(1, "calc", out(None, "5")),
+        call(2, "web_search", out("w", "a"), out("w", "a")),
+        call(3, "web_search", out("w", "b")),
+        call(4, "web_search", out("x", "c"), error=True),
+    )
+    ev = collect_evidence(calls, TOOLS)
+    assert [e.source for e in ev.items] == ["calc", "calc@1", "w", "w@3"]
+    assert ev.conflicts == ("w",)
+    assert ev.items[0].family == "unknown" and ev.items[2].family == "search"
+
+
+def test_graph_is_stable_and_checks_completeness() -> None:
+    node = AnswerNode("a0", "text", ("acct-1",), (((0, 4), "supported", "acct-1"),))
+    g1 = trace_graph("s", CALLS, TOOLS, answers=[node])
+    g2 = trace_graph("s", CALLS, TOOLS, answers=[node])
+    assert graph_sha256(g1) == graph_sha256(g2)
+    types = {e["type"] for e in g1["edges"]}
+    assert types == {"made", "returned", "cites", "has", "routed_to"}
+    ok, missing = completeness(g1, [("acct-1", sha256_text(RECORD))])
+    assert ok and missing == []
+    ok, missing = completeness(g1, [("acct-1", "0" * 64), ("nowhere", "1" * 64)])
+    assert not ok and missing == ["acct-1", "nowhere"]
+
+
+# -- metrics ------------------------------------------------------------------------------
+def _claim(
+    gold: str, got: str, gold_source: str | None = "s", source: str | None = "s"
+) -> dict[str, Any]:
+    return {
+        "gold": {"verdict": gold, "gold_source": gold_source},
+        "verdict": got,
+        "source": source,
+    }
+
+
+def _record(claims: list[dict[str, Any]], **attribution: Any) -> dict[str, Any]:
+    answer = {
+        "role": "answer",
+        "expected": "block",
+        "verdict": {"verdict": "block"},
+        "claims": claims,
+        "decomposition": {
+            "gold": 2,
+            "decomposed": 3,
+            "recalled": 2,
+            "precise": 2,
+            "value_pairs": 1,
+            "values_exact": 0,
+        },
+        "repair": {"passed": True},
+    }
+    return {
+        "case_id": "c",
+        "attribution": {"answers": [answer], "graph": {"complete": True}, **attribution},
+    }
+
+
+def test_claim_metrics_pool_over_claims() -> None:
+    r1 = _record([_claim("supported", "supported"), _claim("contradicted", "supported")])
+    r2 = _record(
+        [
+            _claim("unsupported", "unsupported", source="t"),
+            _claim("non_factual", "non_factual", None, None),
+            _claim("conflated", "conflated"),
+            _claim("not_enough_evidence", "not_enough_evidence", None, "s"),
+        ]
+    )
+    agg = aggregate([r1, r2], ATTRIBUTION_METRICS)
+    assert agg["reject_precision"]["value"] == 1.0
+    assert agg["reject_recall"]["value"] == pytest.approx(3 / 4)
+    assert agg["reject_f1"]["value"] == pytest.approx(6 / 7)
+    assert agg["verdict_accuracy"]["value"] == pytest.approx(5 / 6)
+    assert agg["source_accuracy"]["value"] == pytest.approx(3 / 4)
+    assert agg["source_relation_accuracy"]["value"] == pytest.approx(2 / 4)
+    assert agg["decomposition_precision"]["value"] == pytest.approx(4 / 6)
+    assert agg["literal_exactness"]["value"] == 0.0
+    assert agg["verdict_macro_f1"]["ci"] is not None
+
+
+def _results(records: list[dict[str, Any]]) -> Any:
+    from pytest_provenai.report.results import build_results
+
+    return build_results(
+        run={"id": "r"},
+        models={},
+        options={"seed": 42},
+        records={"suites/test_attribution.py::test_trace": records},
+        gates=[],
+        fixture_errors=[],
+        produced_by={},
+        influence_costs={},
+        timings={},
+        cache={},
+        seed=42,
+        attribution_costs={"suites/test_attribution.py::test_trace[c]": {"seconds": 0.1}},
+    )
+
+
+def test_attribution_results_are_computed_once_and_rendered_by_summary_json_and_compare() -> None:
+    from pytest_provenai.report.compare import compare_runs
+    from pytest_provenai.report.results import results_from_json
+    from pytest_provenai.report.summary import summary_lines
+
+    base_records = [
+        dict(
+            _record([_claim("supported", "supported"), _claim("contradicted", "supported")]),
+            case_id="a",
+        ),
+        dict(
+            _record([_claim("unsupported", "unsupported"), _claim("conflated", "conflated")]),
+            case_id="b",
+        ),
+        dict(_record([_claim("supported", "contradicted")]), case_id="c"),
+    ]
+    base = _results(base_records)
+    summary = base.tests["suites/test_attribution.py::test_trace"].attribution
+    assert summary is not None
+    # the probe and session rates do not apply to trace records: left out, not shown as 0
+    assert "probe_block_rate" not in summary and "session_allow_rate" not in summary
+    pooled = macro_f1(summary["verdict_macro_f1"]["counts"])
+    assert summary["verdict_macro_f1"]["value"] == pytest.approx(pooled)
+    assert summary["reject_recall"]["denominator"] == 3
+    lines = summary_lines(base)
+    assert any(
+        line.endswith("attribution n=3  (pooled over claims, 95% CI by trace)") for line in lines
+    )
+    assert any(line.strip().startswith("reject_recall") and "(2/3)" in line for line in lines)
+    again = results_from_json(base.to_json())
+    assert again.tests["suites/test_attribution.py::test_trace"].attribution == summary
+    assert again.attribution_costs == base.attribution_costs
+
+    fixed = [dict(r) for r in base_records]
+    fixed[2] = dict(_record([_claim("supported", "supported")]), case_id="c")
+    comparison = compare_runs(base, _results(fixed))
+    diffs = {m.metric: m for m in comparison.metrics}
+    f1 = diffs["verdict_macro_f1"]
+    new_summary = _results(fixed).tests["suites/test_attribution.py::test_trace"].attribution
+    assert new_summary is not None
+    # the comparison uses the same pooled statistic as the summaries, not a per-case mean
+    assert f1.base == pytest.approx(summary["verdict_macro_f1"]["value"])
+    assert f1.new == pytest.approx(new_summary["verdict_macro_f1"]["value"])
+    assert f1.diff is not None and f1.diff > 0 and f1.ci is not None
+    assert diffs["verdict_accuracy"].diff == pytest.approx(4 / 5 - 3 / 5)
+
+
+def test_macro_f1() -> None:
+    counts = {"support:a": 2, "tp:a": 1, "fn:a": 1, "fp:b": 1, "support:b": 1, "fn:b": 1}
+    assert macro_f1(counts) == pytest.approx((2 / 3 + 0.0) / 2)
+    assert macro_f1({}) is None
+
+
+def test_probe_metrics_use_exact_binomial_intervals() -> None:
+    def probe(blocked: bool) -> dict[str, Any]:
+        answers = [
+            {
+                "role": "probe",
+                "verdict": {"verdict": "block" if blocked else "allow"},
+                "claims": [{"verdict": "conflated" if blocked else "supported", "gold": None}],
+                "repair": {"passed": True},
+            },
+            {
+                "role": "control",
+                "verdict": {"verdict": "allow"},
+                "claims": [],
+                "repair": {"passed": True},
+            },
+        ]
+        return {
+            "case_id": "p",
+            "attribution": {
+                "answers": answers,
+                "graph": {"complete": True},
+                "probe": {"wrong_attribution_retained": False},
+            },
+        }
+
+    agg = aggregate([probe(True)] * 50, ATTRIBUTION_METRICS)
+    assert agg["probe_block_rate"]["value"] == 1.0
+    lo, hi = agg["probe_block_rate"]["ci"]
+    assert hi == 1.0 and lo == pytest.approx(0.9289, abs=1e-3)  # Clopper–Pearson 50/50
+    assert agg["wrong_attribution_retained_rate"]["value"] == 0.0
+    assert aggregate([probe(False)], ATTRIBUTION_METRICS)["conflation_label_rate"]["value"] == 0
+
+
+def test_auditor_identity_names_the_repair_budget() -> None:
+    a = Auditor(lexical_verifier(), 2)
+    assert a.identity["repair_iterations"] == 2
+    assert a.identity["encoder"]["name"] == "lexical-hashed-terms"

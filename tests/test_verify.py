@@ -1,0 +1,143 @@
+"""The model-backed verifier: the shipped feature table reproduces (a slice, byte for byte),
+the forest calibrator (threshold on validation, fitted once per process, fails on a changed
+table), the LM feature on the real default model, and a local NLI folder — a tiny randomly
+initialised classifier this test saves itself."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_provenai.attribution.lexical import FeatureChecker, LexicalEncoder
+from pytest_provenai.attribution.pipeline import Verifier
+from pytest_provenai.errors import AttributionError
+from pytest_provenai.frozen.traces import collect_evidence
+from pytest_provenai.verify.derive import derive_table, row_line
+from pytest_provenai.verify.forest import SEED_THRESHOLD, THRESHOLD_GRID, fit_calibrator, load_table
+from pytest_provenai.verify.runtime import SHIPPED_TABLE
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data" / "hotpotqa"
+EXCLUDE = [REPO / "fixtures" / "hotpotqa-dev60", REPO / "fixtures" / "hotpotqa-dev-first1"]
+
+
+@pytest.mark.skipif(
+    not SHARED_DATA.is_dir(), reason="../shared/data/hotpotqa is not beside the checkout"
+)
+def test_a_slice_of_the_shipped_table_is_derived_byte_for_byte() -> None:
+    """`provenai verify derive --limit 1` recomputes the first record of every split; its
+    rows must equal the shipped table's rows for those records (the full command is in the
+    README: the whole table takes about 25 minutes on 2 cores)."""
+    from pytest_provenai.verify.encoder import MiniLMEncoder
+    from pytest_provenai.verify.sets import load_pool
+
+    shipped = json.loads(SHIPPED_TABLE.read_text(encoding="utf-8"))
+    pool = load_pool(SHARED_DATA, exclude=EXCLUDE)
+    assert pool.identity() == {**shipped["pool"], "splits": pool.identity()["splits"]}
+    table = derive_table(pool, MiniLMEncoder(), limit=1)
+    records = {r[0] for r in table["rows"]}
+    assert len(records) == 3
+    expected = [row_line(r) for r in shipped["rows"] if r[0] in records]
+    assert [row_line(r) for r in table["rows"]] == expected
+    for key in ("producer", "features", "columns"):
+        assert table[key] == shipped[key]
+
+
+def test_the_calibrator_is_fitted_once_and_chooses_its_threshold_on_validation() -> None:
+    cal = fit_calibrator(SHIPPED_TABLE)
+    assert fit_calibrator(SHIPPED_TABLE) is cal  # cached per process
+    assert cal.threshold in THRESHOLD_GRID
+    points = {p["threshold"]: p for p in cal.sweep}
+    assert SEED_THRESHOLD in points
+    best = max(p["reject_f1"] for p in cal.sweep)
+    assert points[cal.threshold]["reject_f1"] == best
+    assert cal.identity["table_rows_sha256"] == load_table(SHIPPED_TABLE).rows_sha256
+    rows = [r["features"] for r in load_table(SHIPPED_TABLE).split("test")[:5]]
+    first, again = cal.predict(rows), cal.predict(rows)
+    assert [j.p_support for j in first] == [j.p_support for j in again]
+    assert all(0.0 <= j.p_support <= 1.0 for j in first)
+    assert all(abs(sum(j.head.values()) - 1.0) < 1e-9 for j in first)
+
+
+def test_a_changed_table_is_refused(tmp_path: Path) -> None:
+    data = json.loads(SHIPPED_TABLE.read_text(encoding="utf-8"))
+    data["rows"][0][6] = 1 - data["rows"][0][6]
+    changed = tmp_path / "table.json"
+    changed.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(AttributionError, match=r"rows_sha256 .* the table was changed"):
+        fit_calibrator(changed)
+    with pytest.raises(AttributionError, match="no such feature table"):
+        load_table(tmp_path / "none.json")
+    with pytest.raises(AttributionError, match="no LM features"):
+        fit_calibrator(SHIPPED_TABLE, use_lm=True)
+
+
+def _tiny_nli(folder: Path, labels: dict[int, str]) -> Path:
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizer
+
+    folder.mkdir()
+    words = "kestrel gold plan fee is the a of euro record not velmora ostrand".split()
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    BertTokenizer(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        id2label=labels,
+        label2id={v: k for k, v in labels.items()},
+    )
+    torch.manual_seed(0)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    return folder
+
+
+def test_a_local_nli_folder_feeds_the_decisions(tmp_path: Path) -> None:
+    from test_attribution import CALLS, TOOLS
+
+    from pytest_provenai.verify.checkers import NLIFolder
+
+    nli = NLIFolder(
+        _tiny_nli(tmp_path / "nli", {0: "ENTAILMENT", 1: "neutral", 2: "contradiction"})
+    )
+    probs = nli.judge("the kestrel gold plan fee", "the fee is not euro")
+    assert set(probs) == {"entailment", "neutral", "contradiction"}
+    assert abs(sum(probs.values()) - 1.0) < 1e-6
+    assert nli.identity["labels"] == {"contradiction": 2, "entailment": 0, "neutral": 1}
+    v = Verifier(LexicalEncoder(), FeatureChecker("premise_overlap", 0.5), nli=nli)
+    result = v.verify("Velmora Ostrand is on Kestrel Gold.", collect_evidence(CALLS, TOOLS), TOOLS)
+    assert result.claims[0].nli is not None and set(result.claims[0].nli) == set(probs)
+    assert v.identity["nli"]["sha256"] == nli.identity["sha256"]
+
+
+def test_an_nli_folder_with_other_labels_is_refused(tmp_path: Path) -> None:
+    from pytest_provenai.verify.checkers import NLIFolder
+
+    folder = _tiny_nli(tmp_path / "sentiment", {0: "negative", 1: "neutral", 2: "positive"})
+    with pytest.raises(AttributionError, match="must name entailment, neutral and contradiction"):
+        NLIFolder(folder)
+    shutil.rmtree(folder)
+    folder.mkdir()
+    with pytest.raises(AttributionError, match=r"no config\.json"):
+        NLIFolder(folder)
+
+
+@pytest.mark.slow
+def test_the_lm_feature_prefers_a_supporting_premise() -> None:
+    from pytest_provenai.subject.backends import load_generator
+    from pytest_provenai.verify.checkers import LMFeature
+
+    lm = LMFeature(load_generator("transformers"))  # type: ignore[arg-type]
+    claim = "Scott Derrickson is an American director."
+    support = lm.features("Scott Derrickson (born July 16, 1966) is an American director.", claim)
+    other = lm.features("Woodson is a census-designated place in Pulaski County, Arkansas.", claim)
+    assert support["lm_logprob"] < 0 and other["lm_logprob"] < 0
+    assert support["lm_gain"] > other["lm_gain"]
+    assert lm.identity["model"]["name"] == "SmolLM2-135M-Instruct"
