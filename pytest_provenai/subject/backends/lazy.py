@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...errors import BackendError
-from ._common import load_tokenizer, render_chat_with
+from ._common import LocalModelGenerator, load_tokenizer
 from .base import (
     TIE_MARGIN,
     AblationPass,
     BatchGenerating,
-    Capabilities,
     Generation,
     GenerationBatch,
     Generator,
@@ -40,7 +39,7 @@ class LocalBackend(Generator, KVAblation, BatchGenerating, Tokenizing, Protocol)
     def vocab_size(self) -> int: ...
 
 
-class LazyGenerator:
+class LazyGenerator(LocalModelGenerator):
     """A built-in backend loaded on first use (see the module docstring).
 
     ``identity``: what the loaded backend will report (checked at load); ``load``: builds the
@@ -59,31 +58,13 @@ class LazyGenerator:
         self.loads = 0
         self.load_seconds = 0.0
 
-    # -- what needs no weights ----------------------------------------------------------------
-    @property
-    def identity(self) -> Identity:
-        return self._identity
-
-    @property
-    def capabilities(self) -> Capabilities:
-        return Capabilities(token_ids=True, logprobs=True, score=True)
-
+    # -- what needs no weights: identity, capabilities, chat rendering and (de)coding come
+    # from LocalModelGenerator, over the tokenizer loaded here on first use -------------------
     @property
     def tokenizer(self) -> Any:
         if self._tokenizer is None:
             self._tokenizer = load_tokenizer(self.folder)
         return self._tokenizer
-
-    def render_chat(self, messages: list[dict[str, str]]) -> str:
-        return render_chat_with(self.tokenizer, messages)
-
-    def encode(self, prompt: str) -> list[int]:
-        from ._common import encode_prompt
-
-        return encode_prompt(self.tokenizer, prompt)
-
-    def decode(self, token_ids: list[int]) -> str:
-        return str(self.tokenizer.decode(token_ids, skip_special_tokens=True))
 
     @property
     def loaded(self) -> bool:
