@@ -534,9 +534,11 @@ def _answers(drafts: list[Draft], rng: random.Random) -> list[dict[str, Any]]:
 
 def _shared_values(case: Case) -> list[tuple[str, str, str, int]]:
     """(value, fact title, other title, fact sentence index) for gold paragraph pairs whose
-    supporting sentences share a nationality or a year."""
+    supporting sentences share a nationality or a year. Pairs whose titles differ only by a
+    parenthesised qualifier ("1920 (film)" / "1920 (film series)") are skipped: each paragraph
+    nearly states the other's facts, so no verifier can tell which one a claim came from."""
     titles = list(case.supporting_titles)
-    if len(titles) != 2:
+    if len(titles) != 2 or _bare_title(titles[0]).casefold() == _bare_title(titles[1]).casefold():
         return []
     by_title = {s.title: s for s in case.sources}
     values: dict[str, dict[str, int]] = {t: {} for t in titles}
