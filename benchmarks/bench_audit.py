@@ -8,8 +8,9 @@ For each worker setting (``auto`` = ``-n auto --dist loadgroup``, as ``make audi
 ``-n N --dist loadgroup``; ``0`` = one process), into a fresh generation cache:
 
 1. **cold**, suite by suite in ``make audit``'s order — fidelity, influence (which reuses the
-   full-context generations fidelity cached, as in one ``make audit`` run), provenance — each
-   a separate ``pytest`` run; the wall times add up to a cold ``make audit``;
+   full-context generations fidelity cached, as in one ``make audit`` run), provenance,
+   attribution (whose MCP sessions reuse fidelity's generations too) — each a separate
+   ``pytest`` run; the wall times add up to a cold ``make audit``;
 2. **warm**: all suites in one run on the now full cache (what a rerun of ``make audit``
    costs), with its model loads and calls from the results JSON.
 
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ("test_fidelity.py", "test_influence.py", "test_provenance.py")
+SUITES = ("test_fidelity.py", "test_influence.py", "test_provenance.py", "test_attribution.py")
 
 
 def pytest_run(args: list[str], results: Path) -> tuple[float, dict[str, Any], str]:
@@ -62,6 +63,8 @@ def pytest_run(args: list[str], results: Path) -> tuple[float, dict[str, Any], s
     found = re.search(r"(\d+) snapshots? passed", text)
     failed = re.search(r"(\d+) snapshots? failed", text)
     snaps = f"{found.group(1) if found else 0} passed, {failed.group(1) if failed else 0} failed"
+    gates = data.get("gates", [])
+    snaps += f"; gates {sum(1 for g in gates if g.get('passed'))}/{len(gates)} passed"
     return wall, data, snaps
 
 
@@ -124,7 +127,7 @@ def main() -> None:
     )
     size = f"{args.sample} case(s) of each kind" if args.sample else "every shipped case"
     print(f"Shipped suites, default model, {size}\n")
-    print("| workers | run | wall s | model loads | model calls | golden snapshots |")
+    print("| workers | run | wall s | model loads | model calls | golden snapshots; gates |")
     print("|---|---|---:|---:|---:|---|")
     for workers, what, wall, loads, calls, snaps in table:
         unit = "x" if what.startswith("cold total") else ""

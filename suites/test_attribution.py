@@ -25,11 +25,11 @@ import pytest
 @pytest.mark.provenai_sets("synthetic-mcp-traces")
 @pytest.mark.attribution(
     trace_graph_complete=1.0,
-    reject_f1=0.55,
-    source_accuracy=0.80,
-    verdict_accuracy=0.35,
-    decomposition_recall=0.90,
-    repair_pass_rate=0.95,
+    reject_f1=0.85,  # measured 0.890 (95% CI 0.860-0.923)
+    source_accuracy=0.85,  # measured 0.921 (0.868-0.965)
+    verdict_accuracy=0.75,  # measured 0.805 (0.755-0.853)
+    decomposition_recall=0.95,  # measured 1.0
+    repair_pass_rate=0.95,  # measured 1.0
 )
 def test_synthetic_traces(
     provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
@@ -42,11 +42,11 @@ def test_synthetic_traces(
 @pytest.mark.provenai_sets("hotpotqa-claims-test")
 @pytest.mark.attribution(
     trace_graph_complete=1.0,
-    reject_f1=0.55,
-    source_accuracy=0.80,
-    verdict_accuracy=0.35,
-    decomposition_recall=0.90,
-    repair_pass_rate=0.95,
+    reject_f1=0.95,  # measured 0.979 (95% CI 0.963-0.992)
+    source_accuracy=0.95,  # measured 0.978 (0.959-0.994)
+    verdict_accuracy=0.95,  # measured 0.972 (0.952-0.990)
+    decomposition_recall=0.95,  # measured 0.995
+    repair_pass_rate=0.95,  # measured 1.0
 )
 def test_hotpotqa_claims(
     provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
@@ -61,8 +61,8 @@ def test_hotpotqa_claims(
     conflation_label_rate=1.0,
     wrong_attribution_retained_rate=0.0,
     trace_graph_complete=1.0,
-    repair_pass_rate=0.95,
-    control_allow_rate=0.5,
+    repair_pass_rate=0.95,  # measured 1.0
+    control_allow_rate=0.9,  # measured 50/50
 )
 def test_conflation_probes(
     provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot

@@ -141,3 +141,41 @@ def test_the_lm_feature_prefers_a_supporting_premise() -> None:
     assert support["lm_logprob"] < 0 and other["lm_logprob"] < 0
     assert support["lm_gain"] > other["lm_gain"]
     assert lm.identity["model"]["name"] == "SmolLM2-135M-Instruct"
+
+
+def _record(titles: tuple[str, str]) -> dict[str, object]:
+    return {
+        "_id": "r1",
+        "question": "Which year links them?",
+        "answer": "1920",
+        "type": "bridge",
+        "level": "hard",
+        "supporting_facts": [[titles[0], 0], [titles[1], 0]],
+        "context": [
+            [titles[0], ["The first film was released in 1920 by an American studio."]],
+            [titles[1], ["The series began in 1920 with an American producer."]],
+        ],
+    }
+
+
+def test_probe_pairs_need_two_distinct_subjects() -> None:
+    """Two gold paragraphs that share a value make a probe, unless their titles differ only
+    by a parenthesised qualifier ("1920 (film)" / "1920 (film series)"): then each nearly
+    states the other's facts and no verifier can tell which one a claim came from."""
+    from pytest_provenai.verify.sets import _bare_title, _shared_values, case_from_record
+
+    distinct = _shared_values(case_from_record(_record(("Alpha (film)", "Beta Studios"))))
+    assert {v for v, *_ in distinct} == {"1920", "American"}
+    same = case_from_record(_record(("1920 (film)", "1920 (film series)")))
+    assert _shared_values(same) == []
+    probes = sorted((REPO / "fixtures" / "hotpotqa-conflation-probes" / "cases").glob("*.json"))
+    assert len(probes) == 50
+    for path in probes:  # the shipped probes hold none of those pairs
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        titles = {
+            out["source"]: _bare_title(out["text"].split("\n", 1)[0]).casefold()
+            for call in doc["calls"]
+            for out in call.get("outputs", [])
+            if out.get("source")
+        }
+        assert titles[doc["fact_source"]] != titles[doc["other_source"]], path.name
