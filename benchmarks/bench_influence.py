@@ -142,12 +142,13 @@ def main() -> None:
                 i += 1
             return i
 
-        bound = sum(len(e) - min(common(full_ids, e), len(e) - 1) for e in encoded)
+        shared = [min(common(full_ids, e), len(e) - 1) for e in encoded]
+        bound = sum(len(e) - k for e, k in zip(encoded, shared, strict=True))
         bound += len(prompts) * len(realised)
         # the prefix every ablation shares with the full prompt must be fed once by any
         # method that does not hold the full-context generation's KV (in an audit that
         # generation comes from the cache): the bound with that one pass added
-        prefix = max(min(common(full_ids, e), len(e) - 1) for e in encoded)
+        prefix = max(shared)
 
         start = clock()
         gen.score(trace.view.prompt, realised[:1])  # one pass over the prompt: prefill
