@@ -1,9 +1,9 @@
 """``provenai cache info | prune | clear``: look at and trim the run cache.
 
 The run cache (``--provenai-cache``, default ``.provenai-cache``) holds content-addressed
-entries: ``generations/ab/<key>.json`` (model outputs, each with its model in ``meta``) and
-``influence/ab/<key>.json`` (KL profiles of ablations); any other top-level folder is counted
-under its own name.
+entries: ``generations/ab/<key>.json`` (model outputs, each with its model in ``meta``),
+``influence/ab/<key>.json`` (KL profiles of ablations) and ``attribution/ab/<key>.json``
+(verified attribution records); any other top-level folder is counted under its own name.
 
 Safe while a run uses the cache: entries are only ever *unlinked*, one file at a time, and
 folders are never removed (a writer creates its temporary file in the entry's folder and

@@ -406,6 +406,7 @@ class ProvenaiSession:
         its reports (``attribution_costs`` in the results JSON), never into a record."""
         if self._attribution is None:
             from pytest_provenai.frozen.model import Case
+            from pytest_provenai.verify.cache import RecordCache
             from pytest_provenai.verify.runtime import AttributionRuntime
 
             def hotpot_cases() -> list[Case]:
@@ -425,6 +426,11 @@ class ProvenaiSession:
                 model=self.settings.model,
                 retrieval_k=self.settings.k if index_mode else None,
                 index=self.settings.index if index_mode else None,
+                cache=(
+                    RecordCache(self.settings.cache / "attribution")
+                    if self.settings.cache
+                    else None
+                ),
             )
         return self._attribution
 
@@ -498,13 +504,17 @@ class ProvenaiSession:
     def cache_summary(self) -> dict[str, int]:
         """How much of the run the caches answered: of the recorded case items that needed
         the model (made a model call or read a generation from the cache), how many made no
-        model call; model calls and weight loads in all processes."""
+        model call; model calls and weight loads in all processes; of the attribution
+        records, how many came from the attribution cache (no verification run)."""
         cases = [n for n in self.model_calls if n in self.recorded]
+        attributed = [c for n, c in self.attribution_costs.items() if n in self.recorded]
         return {
             "model_cases": len(cases),
             "model_cases_from_cache": sum(1 for n in cases if self.model_calls[n] == 0),
             "model_calls": sum(self.model_calls.values()),
             "model_loads": sum(self.model_loads.values()),
+            "attribution_records": len(attributed),
+            "attribution_records_from_cache": sum(1 for c in attributed if c.get("record_cached")),
         }
 
     # -- end of session --------------------------------------------------------------------

@@ -82,9 +82,23 @@ def test_frozen_traces_and_probes_are_verified_gated_and_snapshotted(
     )
     golden = sorted((root / "golden" / "attribution-verifier" / "test_attr").iterdir())
     assert len(golden) == 6
-    again = run(pytester, "--provenai-sample=3", "-p", "no:xdist")
+    assert not any(c["record_cached"] for c in data["attribution_costs"].values())
+    again = run(pytester, "--provenai-sample=3", "-n", "2")
     again.assert_outcomes(passed=8, failed=1)  # the snapshots match: deterministic
-    assert results(root)["records"] == data["records"]
+    warm = results(root)
+    assert warm["records"] == data["records"]
+    # the rerun verified nothing: every record came from the attribution cache
+    assert all(c["record_cached"] for c in warm["attribution_costs"].values())
+    assert warm["cache"]["attribution_records_from_cache"] == 6
+    again.stdout.fnmatch_lines(
+        ["cache: 6 of 6 attribution records came from the cache (not verified again)"]
+    )
+    # a verifier option changes the recipe: nothing is reused
+    other = run(
+        pytester, "--provenai-sample=3", "-p", "no:xdist", "--provenai-verify-threshold=0.9"
+    )
+    assert other.ret == 1
+    assert not any(c["record_cached"] for c in results(root)["attribution_costs"].values())
 
 
 def test_mcp_sessions_through_the_plugin_match_across_xdist(pytester: pytest.Pytester) -> None:

@@ -325,4 +325,6 @@ def test_a_worker_killed_mid_write_leaves_nothing_a_rerun_would_trust(
         "model_cases_from_cache": 2,
         "model_calls": 1,
         "model_loads": 2,  # the scripted factory counts as a load in each worker
+        "attribution_records": 0,
+        "attribution_records_from_cache": 0,
     }

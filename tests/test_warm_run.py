@@ -61,16 +61,20 @@ def test_a_fully_warm_audit_loads_no_model_and_calls_none(pytester: pytest.Pytes
     assert first["influence_costs"], "the influence suite ran no ablation"
 
     warm, second = audit(pytester, "-n", "2", "--dist", "loadgroup", *only)
+    assert c["attribution_records"] == 1 and c["attribution_records_from_cache"] == 0
     assert second["cache"] == {
         "model_cases": 5,
         "model_cases_from_cache": 5,
         "model_calls": 0,
         "model_loads": 0,
+        "attribution_records": 1,  # the MCP session: not verified again
+        "attribution_records_from_cache": 1,
     }, warm.stdout.str()
     warm.stdout.fnmatch_lines(
         [
             "cache: 5 of 5 model-backed case results came from the cache (no model call); "
-            "model loads 0, model calls 0"
+            "model loads 0, model calls 0",
+            "cache: 1 of 1 attribution records came from the cache (not verified again)",
         ]
     )
     assert second["records"] == first["records"]

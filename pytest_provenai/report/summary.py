@@ -75,16 +75,24 @@ def summary_lines(results: RunResults, *, results_path: Path | None = None) -> l
 
 
 def cache_lines(results: RunResults) -> list[str]:
-    """How much of the run came from the cache (cases whose tests made no model call) and
-    how often model weights were loaded and called."""
-    c = results.cache
-    if not c or not c.get("model_cases"):
-        return []
-    return [
-        f"cache: {c['model_cases_from_cache']} of {c['model_cases']} model-backed case results "
-        f"came from the cache (no model call); model loads {c['model_loads']}, "
-        f"model calls {c['model_calls']}"
-    ]
+    """How much of the run came from the cache (cases whose tests made no model call;
+    attribution records not verified again) and how often model weights were loaded and
+    called."""
+    c = results.cache or {}
+    lines = []
+    if c.get("model_cases"):
+        lines.append(
+            f"cache: {c['model_cases_from_cache']} of {c['model_cases']} model-backed case "
+            f"results came from the cache (no model call); model loads {c['model_loads']}, "
+            f"model calls {c['model_calls']}"
+        )
+    if c.get("attribution_records"):
+        lines.append(
+            f"cache: {c.get('attribution_records_from_cache', 0)} of "
+            f"{c['attribution_records']} attribution records came from the cache "
+            "(not verified again)"
+        )
+    return lines
 
 
 def influence_lines(results: RunResults) -> list[str]:

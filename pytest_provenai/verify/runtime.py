@@ -8,13 +8,19 @@ case cost (seconds, tool calls) goes to ``note_costs(nodeid, costs)`` — the se
 on with the case's reports to the results JSON's ``attribution_costs`` — never into a record;
 an MCP session's generator trace goes to ``note_trace`` (the report's per-case drill-down).
 Captured trace graphs are written to ``--provenai-mcp-traces`` (one file per case).
+
+With a run cache (``--provenai-cache``) every record is first looked up in the
+:class:`~pytest_provenai.verify.cache.RecordCache`, keyed by the verifier's recipe and the
+record's inputs; the verifier is built (MiniLM loaded, forest fitted) only on the first miss,
+so a warm rerun loads and fits nothing. A case's costs say whether its record was cached.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +33,7 @@ from pytest_provenai.frozen.traces import ProbeCase, TraceCase
 from pytest_provenai.options import AttributionSettings
 from pytest_provenai.subject.subject import Subject
 from pytest_provenai.subject.trace import Trace
+from pytest_provenai.verify.cache import RecordCache, record_key
 
 __all__ = ["AttributionRuntime"]
 
@@ -45,8 +52,11 @@ class AttributionRuntime:
     model: str | None = None
     retrieval_k: int | None = None
     index: Path | None = None
+    cache: RecordCache | None = None
     _auditor: Auditor | None = None
     _mcp: Any = None
+    _lm: Any = None
+    _recipe: dict[str, Any] | None = None
     error: Exception | None = None
 
     def table(self) -> Path:
@@ -66,29 +76,83 @@ class AttributionRuntime:
                 raise
         return self._auditor
 
-    def _build(self) -> Auditor:
-        require_extra("sklearn")
-        from pytest_provenai.attribution.pipeline import FeatureSource, NLIJudge, Verifier
-        from pytest_provenai.verify.checkers import ForestChecker, LMFeature, NLIFolder
-        from pytest_provenai.verify.encoder import MiniLMEncoder
-        from pytest_provenai.verify.forest import fit_calibrator
-
+    def _checked_table(self) -> Path:
         table = self.table()
         if not table.is_file():
             raise AttributionError(
                 f"{table}: no calibration table; write it with 'provenai verify derive"
                 + (" --lm'" if self.settings.verify_lm else "'")
             )
-        calibrator = fit_calibrator(table, use_lm=self.settings.verify_lm)
-        extra: list[FeatureSource] = []
-        if self.settings.verify_lm:
+        return table
+
+    def _lm_generator(self) -> Any:
+        """The LM feature's generator (lazy: its weights load on the first score)."""
+        if self._lm is None:
             from pytest_provenai.subject.backends import load_generator
 
-            generator = load_generator(
+            self._lm = load_generator(
                 self.backend if self.backend in ("transformers", "mlx") else "transformers",
                 self.model,
             )
-            extra.append(LMFeature(generator))  # type: ignore[arg-type]
+        return self._lm
+
+    def recipe(self) -> dict[str, Any]:
+        """What the records depend on besides their inputs, without building the verifier
+        (see :mod:`pytest_provenai.verify.cache`); computed once, errors remembered."""
+        if self.error is not None:
+            raise self.error
+        if self._recipe is None:
+            try:
+                self._recipe = self._make_recipe()
+            except Exception as exc:
+                self.error = exc
+                raise
+        return self._recipe
+
+    def _make_recipe(self) -> dict[str, Any]:
+        from pytest_provenai.attribution.pipeline import PREMISE_BUDGET
+        from pytest_provenai.retrieval.embed import model_identity
+        from pytest_provenai.verify.cache import recipe
+        from pytest_provenai.verify.encoder import ALIGN_TAU
+        from pytest_provenai.verify.forest import FOREST_PARAMS
+
+        nli = None
+        if self.settings.nli_model is not None:
+            from pytest_provenai._io import sha256_file
+            from pytest_provenai.subject.backends._common import folder_identity
+
+            folder = Path(self.settings.nli_model)
+            name, weights = folder_identity(folder)
+            cfg = folder / "config.json"
+            config = sha256_file(cfg) if cfg.is_file() else None  # NLIFolder says what's wrong
+            nli = {"name": name, "sha256": weights, "config_sha256": config}
+        lm = self._lm_generator().identity.model_key() if self.settings.verify_lm else None
+        return recipe(
+            table=self._checked_table(),
+            use_lm=self.settings.verify_lm,
+            forest_params=FOREST_PARAMS,
+            threshold=self.settings.threshold,
+            encoder={**model_identity().as_dict(), "align_tau": ALIGN_TAU},
+            nli=nli,
+            lm_model=lm,
+            premise_budget=PREMISE_BUDGET,
+            repair_iterations=self.settings.repair_iterations,
+        )
+
+    def _build(self) -> Auditor:
+        require_extra("sklearn")
+        from pytest_provenai.subject.backends._common import prepare_torch_import
+
+        prepare_torch_import()  # MiniLM is about to import torch (OMP_WAIT_POLICY)
+        from pytest_provenai.attribution.pipeline import FeatureSource, NLIJudge, Verifier
+        from pytest_provenai.verify.checkers import ForestChecker, LMFeature, NLIFolder
+        from pytest_provenai.verify.encoder import MiniLMEncoder
+        from pytest_provenai.verify.forest import fit_calibrator
+
+        calibrator = fit_calibrator(self._checked_table(), use_lm=self.settings.verify_lm)
+        extra: list[FeatureSource] = []
+        if self.settings.verify_lm:
+            extra.append(LMFeature(self._lm_generator()))
         nli: NLIJudge | None = None
         if self.settings.nli_model is not None:
             nli = NLIFolder(self.settings.nli_model)
@@ -101,20 +165,49 @@ class AttributionRuntime:
         return Auditor(verifier, self.settings.repair_iterations)
 
     # -- records -----------------------------------------------------------------------
+    def _key(self, kind: str, inputs: Any) -> str | None:
+        return record_key(self.recipe(), kind, inputs) if self.cache is not None else None
+
+    def _cached(self, key: str | None) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        return self.cache.get(key) if self.cache is not None and key is not None else None
+
+    def _store(
+        self, key: str | None, record: dict[str, Any], graph: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The record and graph as the cache holds them (plain JSON), stored under ``key``:
+        a computed record and a cached one are the same object tree."""
+        try:
+            plain = json.loads(json.dumps({"record": record, "graph": graph}, allow_nan=False))
+        except (TypeError, ValueError):  # not plain JSON (e.g. NaN): computed, not cached
+            return record, graph
+        if self.cache is not None and key is not None:
+            self.cache.put(key, plain["record"], plain["graph"])
+        return plain["record"], plain["graph"]
+
     def record(self, nodeid: str, case: AnyCase) -> dict[str, Any]:
-        """The record of a frozen trace or conflation probe."""
-        auditor = self.auditor()
-        started = time.perf_counter()
-        if isinstance(case, TraceCase):
-            rec = trace_record(case, auditor)
-        elif isinstance(case, ProbeCase):
-            rec = probe_record(case, auditor)
-        else:
+        """The record of a frozen trace or conflation probe (from the cache when it has it)."""
+        if not isinstance(case, (TraceCase, ProbeCase)):
             raise AttributionError(
                 f"{case.id}: provenai_attribution takes mcp_trace and conflation_probe cases, "
                 f"not {case.kind}; use provenai_mcp for HotpotQA cases"
             )
-        self.note_costs(nodeid, {"seconds": round(time.perf_counter() - started, 4)})
+        started = time.perf_counter()
+        inputs = {k: v for k, v in asdict(case).items() if k not in ("path", "extra", "note")}
+        key = self._key(case.kind, inputs)
+        hit = self._cached(key)
+        if hit is not None:
+            rec = hit[0]
+        else:
+            auditor = self.auditor()
+            if isinstance(case, TraceCase):
+                rec = trace_record(case, auditor)
+            else:
+                rec = probe_record(case, auditor)
+            rec = self._store(key, rec)[0]
+        self.note_costs(
+            nodeid,
+            {"seconds": round(time.perf_counter() - started, 4), "record_cached": hit is not None},
+        )
         return rec
 
     def mcp_subject(self) -> Any:
@@ -142,29 +235,55 @@ class AttributionRuntime:
             raise AttributionError(
                 f"{case.id}: provenai_mcp answers HotpotQA cases, not {case.kind}"
             )
-        auditor = self.auditor()
         mcp = self.mcp_subject()
         started = time.perf_counter()
         answered = mcp.answer(case)
         answered_at = time.perf_counter()
         session = answered.session
         trace = answered.trace
-        record, graph = session_record(
-            case_id=case.id,
-            question=case.question,
-            fixture_set=case.fixture_set,
-            answer=answered.answer,
-            calls=session.calls,
-            graph_for=lambda nodes: session.graph(nodes, meta={"tools": mcp.identity}),
-            cites=answered.cites,
-            seen=answered.seen,
-            gold_access=session.gold_access,
-            families=session.families,
-            auditor=auditor,
-            question_for_claims=answered.question_for_claims,
-            model=trace.identity.model_key() if trace is not None else None,
-            driver=answered.driver,
-        )
+        model = trace.identity.model_key() if trace is not None else None
+        inputs = {
+            "case_id": case.id,
+            "question": case.question,
+            "fixture_set": case.fixture_set,
+            "session": session.session,
+            "answer": answered.answer,
+            "calls": [
+                {**asdict(c.call), "result_sha256": c.result_sha256} for c in session.captured
+            ],
+            "cites": list(answered.cites),
+            "seen": [list(s) for s in answered.seen],
+            "families": dict(session.families),
+            "question_for_claims": answered.question_for_claims,
+            "model": model,
+            "driver": answered.driver,
+            "tools": mcp.identity,
+        }
+        key = self._key("mcp_session", inputs)
+        hit = self._cached(key)
+        if hit is not None and hit[1] is not None:
+            record, graph = hit[0], hit[1]
+        else:
+            record, graph = session_record(
+                case_id=case.id,
+                question=case.question,
+                fixture_set=case.fixture_set,
+                answer=answered.answer,
+                calls=session.calls,
+                graph_for=lambda nodes: session.graph(nodes, meta={"tools": mcp.identity}),
+                cites=answered.cites,
+                seen=answered.seen,
+                gold_access=session.gold_access,
+                families=session.families,
+                auditor=self.auditor(),
+                question_for_claims=answered.question_for_claims,
+                model=model,
+                driver=answered.driver,
+            )
+            stored_graph: dict[str, Any] | None
+            record, stored_graph = self._store(key, record, graph)
+            assert stored_graph is not None
+            graph = stored_graph
         if trace is not None and self.note_trace is not None:
             self.note_trace(nodeid, trace)
         if self.settings.traces is not None:
@@ -176,6 +295,7 @@ class AttributionRuntime:
                 "answer_seconds": round(answered_at - started, 4),
                 "verify_seconds": round(time.perf_counter() - answered_at, 4),
                 "generation_cached": bool(trace.cached) if trace is not None else None,
+                "record_cached": hit is not None and hit[1] is not None,
                 "tool_calls": len(session.calls),
             },
         )

@@ -1,0 +1,172 @@
+"""Attribution records on disk, so a rerun verifies nothing it verified before.
+
+An attribution record is a pure function of its inputs and the verifier, so it is cached like
+a generation: content-addressed under ``<--provenai-cache>/attribution/<key[:2]>/<key>.json``
+as ``{schema_version, key, record, graph}``, written atomically (a reader sees a whole entry
+or none, so a run killed mid-write leaves nothing a rerun would trust).
+
+The key (:func:`record_key`) is the sha256 of a canonical JSON of
+
+* the **recipe** of the verifier (:func:`recipe`) — everything the verifier's output depends
+  on, computed *without building it* (no MiniLM load, no forest fit): the sha256 of the
+  calibration table file, the forest parameters, the scikit-learn and torch versions, the
+  threshold option, the MiniLM folder's identity (its files' digest), the NLI folder's and
+  the LM feature's model identities when those options are on, the premise budget, the
+  repair budget — and the **code digest** (:func:`code_digest`: every ``.py`` file of this
+  package), so a record written by other code is never reused;
+* the **inputs** of the record: a frozen trace or probe case as loaded (every call, output
+  text, answer and gold label), or an MCP session's recorded calls with their result digests,
+  the answer, its citations, what the generator saw and the model's identity.
+
+An entry that cannot be read back (bad JSON, another schema version, a key that is not its
+file name's) is reported with a :class:`~pytest_provenai.errors.ProvenaiCacheWarning`,
+dropped and recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping
+from dataclasses import asdict, is_dataclass
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from pytest_provenai._io import atomic_write_json, sha256_file, sha256_text
+from pytest_provenai.errors import ProvenaiCacheWarning
+from pytest_provenai.subject.cache import canonical_json
+
+__all__ = ["SCHEMA_VERSION", "RecordCache", "code_digest", "package_version", "record_key"]
+
+SCHEMA_VERSION = 1
+"""Version of the entry layout; an entry with another version is treated as corrupt."""
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+@cache
+def code_digest(root: Path = PACKAGE_ROOT) -> str:
+    """sha256 over every ``.py`` file of the package (relative path and content digest)."""
+    files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+    listing = "".join(f"{p.relative_to(root).as_posix()}\t{sha256_file(p)}\n" for p in files)
+    return sha256_text(listing)
+
+
+def package_version(name: str) -> str | None:
+    """An installed distribution's version without importing it (None: not installed)."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def recipe(
+    *,
+    table: Path,
+    use_lm: bool,
+    forest_params: Mapping[str, Any],
+    threshold: float | None,
+    encoder: Mapping[str, Any],
+    nli: Mapping[str, Any] | None,
+    lm_model: Mapping[str, Any] | None,
+    premise_budget: int,
+    repair_iterations: int,
+) -> dict[str, Any]:
+    """What a verifier's records depend on, as plain JSON (see the module docstring)."""
+    return {
+        "code": code_digest(),
+        "table_sha256": sha256_file(table),
+        "lm_feature": use_lm,
+        "forest_params": dict(forest_params),
+        "sklearn": package_version("scikit-learn"),
+        "torch": package_version("torch"),
+        "threshold": threshold,
+        "encoder": dict(encoder),
+        "nli": dict(nli) if nli is not None else None,
+        "lm_model": dict(lm_model) if lm_model is not None else None,
+        "premise_budget": premise_budget,
+        "repair_iterations": repair_iterations,
+    }
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return value
+
+
+def record_key(recipe: Mapping[str, Any], kind: str, inputs: Any) -> str:
+    """sha256 of the canonical JSON of the verifier's recipe, the record kind and its inputs
+    (a dataclass is taken field by field)."""
+    payload = {
+        "schema_version": SCHEMA_VERSION,
+        "recipe": recipe,
+        "kind": kind,
+        "inputs": _plain(inputs),
+    }
+    return sha256_text(canonical_json(payload))
+
+
+class RecordCache:
+    """Attribution records (and their trace graphs) under ``root``, addressed by
+    :func:`record_key`. ``hits``, ``misses``, ``corrupt`` and ``writes`` count this
+    process's calls."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.hits = 0
+        self.misses = 0
+        self.corrupt = 0
+        self.writes = 0
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        """(record, graph or None) stored under ``key``, or None (missing or corrupt)."""
+        path = self.path(key)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            self.misses += 1
+            return None
+        except OSError as exc:  # a directory in its place, permissions, ...
+            self._reject(path, f"cannot be read ({type(exc).__name__}: {exc})")
+            return None
+        try:
+            entry = json.loads(raw.decode("utf-8"))
+            if not isinstance(entry, dict):
+                raise ValueError(f"holds a {type(entry).__name__}, not an object")
+            if entry.get("schema_version") != SCHEMA_VERSION:
+                raise ValueError(f"has schema_version {entry.get('schema_version')!r}")
+            if entry.get("key") != key:
+                raise ValueError("holds another key than its file name's")
+            record, graph = entry.get("record"), entry.get("graph")
+            if not isinstance(record, dict) or not (graph is None or isinstance(graph, dict)):
+                raise ValueError("has no record object")
+        except (UnicodeDecodeError, ValueError) as exc:
+            self._reject(path, f"is unreadable ({exc})")
+            return None
+        self.hits += 1
+        return record, graph
+
+    def put(self, key: str, record: Mapping[str, Any], graph: Mapping[str, Any] | None) -> None:
+        entry = {"schema_version": SCHEMA_VERSION, "key": key, "record": record, "graph": graph}
+        atomic_write_json(self.path(key), entry)
+        self.writes += 1
+
+    def _reject(self, path: Path, why: str) -> None:
+        self.corrupt += 1
+        self.misses += 1
+        warnings.warn(
+            f"provenai attribution cache: {path} {why}; the entry was dropped and will be "
+            "recomputed",
+            ProvenaiCacheWarning,
+            stacklevel=3,
+        )
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass  # e.g. a directory in its place: put() will fail loudly instead
