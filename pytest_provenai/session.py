@@ -410,7 +410,11 @@ class ProvenaiSession:
             from pytest_provenai.verify.runtime import AttributionRuntime
 
             def hotpot_cases() -> list[Case]:
-                return [p.case for p in self.case_params() if isinstance(p.case, Case)]
+                # the tools serve every case of the run's sets: --provenai-sample chooses
+                # what is tested, not what the tools serve (a sampled record is the full
+                # run's record of that case)
+                sets = [s for s in self.configured_sets() if s.in_run]
+                return [c for s in sets for c in s.cases if isinstance(c, Case)]
 
             def note_costs(nodeid: str, costs: dict[str, Any]) -> None:
                 self._box(nodeid)["attribution_costs"] = costs

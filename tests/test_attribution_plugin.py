@@ -138,6 +138,11 @@ def test_mcp_sessions_through_the_plugin_match_across_xdist(pytester: pytest.Pyt
     spread = run(pytester, "-n", "2", "--provenai-mcp-traces=graphs2")
     spread.assert_outcomes(passed=5)
     assert results(root)["records"] == first["records"]
+    # a sampled run tests fewer cases but its tools serve the same corpus: same records
+    sampled = run(pytester, "-p", "no:xdist", "--provenai-sample=1", "--provenai-no-cache")
+    sampled.assert_outcomes(passed=3)
+    (one,) = results(root)["records"]["test_audit.py::test_mcp"]
+    assert one == next(r for r in recs if r["case_id"] == one["case_id"])
 
 
 @pytest.mark.parametrize(
