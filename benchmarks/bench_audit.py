@@ -12,7 +12,9 @@ For each worker setting (``auto`` = ``-n auto --dist loadgroup``, as ``make audi
    attribution (whose MCP sessions reuse fidelity's generations too) — each a separate
    ``pytest`` run; the wall times add up to a cold ``make audit``;
 2. **warm**: all suites in one run on the now full cache (what a rerun of ``make audit``
-   costs), with its model loads and calls from the results JSON.
+   costs), with its model loads and calls and the attribution records that came from the
+   attribution cache, from the results JSON; ``--warm-runs`` times it that many times and
+   reports the median (each cold suite runs once: it fills the cache).
 
 Every run compares its records with the shipped golden snapshots (``golden/``, never
 updated): ``snapshots`` says how many matched and failed, so a full-size run is also the
@@ -29,6 +31,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -68,10 +71,17 @@ def pytest_run(args: list[str], results: Path) -> tuple[float, dict[str, Any], s
     return wall, data, snaps
 
 
+def attributed(cache: dict[str, Any]) -> str:
+    """ "cached/all" attribution records of a run ("" when it had none)."""
+    n = cache.get("attribution_records")
+    return f"{cache.get('attribution_records_from_cache', 0)}/{n}" if n else ""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", nargs="+", default=["auto"])
     parser.add_argument("--sample", type=int, default=None, help="cases of each kind")
+    parser.add_argument("--warm-runs", type=int, default=3, help="median of this many")
     args = parser.parse_args()
 
     load0 = os.getloadavg()
@@ -97,27 +107,34 @@ def main() -> None:
                         wall,
                         c.get("model_loads"),
                         c.get("model_calls"),
+                        attributed(c),
                         snaps,
                     )
                 )
                 print(
                     f"-n {workers} cold {suite}: {wall:.1f}s ({snaps})", file=sys.stderr, flush=True
                 )
-            wall, data, snaps = pytest_run(common, Path(tmp) / "warm.json")
+            walls = []
+            for _ in range(max(1, args.warm_runs)):
+                wall, data, snaps = pytest_run(common, Path(tmp) / "warm.json")
+                walls.append(wall)
+                print(f"-n {workers} warm: {wall:.1f}s ({snaps})", file=sys.stderr, flush=True)
+            wall = statistics.median(walls)
             c = data.get("cache", {})
+            runs = ", ".join(f"{w:.1f}" for w in walls)
             table.append(
                 (
                     workers,
-                    "warm, all suites",
+                    f"warm, all suites (median of {runs})",
                     wall,
                     c.get("model_loads"),
                     c.get("model_calls"),
+                    attributed(c),
                     snaps,
                 )
             )
-            table.append((workers, "cold total / warm", cold_total / wall, None, None, ""))
+            table.append((workers, "cold total / warm", cold_total / wall, None, None, "", ""))
             records[workers] = data.get("records")
-            print(f"-n {workers} warm: {wall:.1f}s ({snaps})", file=sys.stderr, flush=True)
 
     load1 = os.getloadavg()
     print(
@@ -127,13 +144,17 @@ def main() -> None:
     )
     size = f"{args.sample} case(s) of each kind" if args.sample else "every shipped case"
     print(f"Shipped suites, default model, {size}\n")
-    print("| workers | run | wall s | model loads | model calls | golden snapshots; gates |")
-    print("|---|---|---:|---:|---:|---|")
-    for workers, what, wall, loads, calls, snaps in table:
+    print(
+        "| workers | run | wall s | model loads | model calls | attribution records cached "
+        "| golden snapshots; gates |"
+    )
+    print("|---|---|---:|---:|---:|---:|---|")
+    for workers, what, wall, loads, calls, cached, snaps in table:
         unit = "x" if what.startswith("cold total") else ""
         print(
             f"| {workers} | {what} | {wall:.1f}{unit} | "
-            f"{'' if loads is None else loads} | {'' if calls is None else calls} | {snaps} |"
+            f"{'' if loads is None else loads} | {'' if calls is None else calls} | "
+            f"{cached} | {snaps} |"
         )
     same = len({json.dumps(r, sort_keys=True) for r in records.values()}) == 1
     print(f"\nsame records under every worker setting: {same}")
