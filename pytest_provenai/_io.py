@@ -53,6 +53,22 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
+def drop_cache_entry(path: Path, message: str, *, stacklevel: int = 2) -> None:
+    """A cache entry that cannot be trusted: warn (``ProvenaiCacheWarning``, ``message``)
+    and unlink it, so the caller recomputes and stores it again. An entry already gone
+    (another worker dropped or replaced it) is fine; one that cannot be unlinked (a folder
+    in its place) is left for the next write to fail on loudly."""
+    import warnings
+
+    from pytest_provenai.errors import ProvenaiCacheWarning
+
+    warnings.warn(message, ProvenaiCacheWarning, stacklevel=stacklevel + 1)
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 

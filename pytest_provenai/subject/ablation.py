@@ -29,13 +29,11 @@ from __future__ import annotations
 
 import json
 import time
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_provenai._io import atomic_write_json, sha256_text
-from pytest_provenai.errors import ProvenaiCacheWarning
+from pytest_provenai._io import atomic_write_json, drop_cache_entry, sha256_text
 from pytest_provenai.frozen.model import Case
 from pytest_provenai.subject.backends.base import (
     FAST_PATH_VERSION,
@@ -133,15 +131,9 @@ class KLCache:
 
     @staticmethod
     def _reject(path: Path, why: str) -> None:
-        warnings.warn(
-            f"provenai: KL cache entry {path} {why}; dropped and recomputed",
-            ProvenaiCacheWarning,
-            stacklevel=3,
+        drop_cache_entry(
+            path, f"provenai: KL cache entry {path} {why}; dropped and recomputed", stacklevel=3
         )
-        try:
-            path.unlink(missing_ok=True)
-        except OSError:
-            pass  # e.g. a directory in its place: put() will fail loudly instead
 
     def put(self, key: str, profile: KLProfile) -> None:
         atomic_write_json(self._path(key), {"key": key, "kl": profile.as_dict()})

@@ -7,8 +7,9 @@ lives at ``root/<key[:2]>/<key>.json`` as ``{schema_version, key, meta, generati
 Writes are atomic (temporary file + rename), so a reader sees a whole entry or none, and two
 workers writing the same key write the same content, the last rename winning. An entry that
 cannot be read back (bad JSON, wrong schema, a key that does not match its file name, a
-malformed generation) is reported with a :class:`ProvenaiCacheWarning` naming the file,
-deleted, counted in ``corrupt`` and treated as a miss: the caller recomputes and ``put``\\ s.
+malformed generation) is reported with a
+:class:`~pytest_provenai.errors.ProvenaiCacheWarning` naming the file, deleted, counted in
+``corrupt`` and treated as a miss: the caller recomputes and ``put``\\ s.
 """
 
 from __future__ import annotations
@@ -16,13 +17,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import warnings
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from pytest_provenai._io import atomic_write_json, sha256_text
-from pytest_provenai.errors import ProvenaiCacheWarning
+from pytest_provenai._io import atomic_write_json, drop_cache_entry, sha256_text
 from pytest_provenai.subject.backends.base import Generation
 
 SCHEMA_VERSION = 1
@@ -178,18 +177,12 @@ class GenerationCache:
     def _reject(self, path: Path, why: str) -> None:
         self.corrupt += 1
         self.misses += 1
-        warnings.warn(
+        drop_cache_entry(
+            path,
             f"provenai generation cache: {path} {why}; the entry was dropped and will be "
             "recomputed",
-            ProvenaiCacheWarning,
             stacklevel=3,
         )
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass  # another worker dropped (or replaced) it first
-        except OSError:
-            pass  # e.g. a directory in its place: ``put`` will fail loudly instead
 
 
 def _check_generation(g: Any) -> dict[str, Any]:

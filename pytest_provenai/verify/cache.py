@@ -26,7 +26,6 @@ dropped and recomputed.
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Mapping
 from dataclasses import asdict, is_dataclass
 from functools import cache
@@ -34,8 +33,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from pytest_provenai._io import atomic_write_json, sha256_file, sha256_text
-from pytest_provenai.errors import ProvenaiCacheWarning
+from pytest_provenai._io import atomic_write_json, drop_cache_entry, sha256_file, sha256_text
 from pytest_provenai.subject.cache import canonical_json
 
 __all__ = ["SCHEMA_VERSION", "RecordCache", "code_digest", "package_version", "record_key"]
@@ -160,13 +158,9 @@ class RecordCache:
     def _reject(self, path: Path, why: str) -> None:
         self.corrupt += 1
         self.misses += 1
-        warnings.warn(
+        drop_cache_entry(
+            path,
             f"provenai attribution cache: {path} {why}; the entry was dropped and will be "
             "recomputed",
-            ProvenaiCacheWarning,
             stacklevel=3,
         )
-        try:
-            path.unlink(missing_ok=True)
-        except OSError:
-            pass  # e.g. a directory in its place: put() will fail loudly instead
