@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from pytest_provenai.frozen.load import load_fixture_set
 from pytest_provenai.frozen.traces import ProbeCase, TraceCase
 from pytest_provenai.options import AttributionSettings
 from pytest_provenai.verify import cache as cache_module
-from pytest_provenai.verify.cache import RecordCache, code_digest, record_key
+from pytest_provenai.verify.cache import RecordCache, code_digest, frozen_case_inputs, record_key
 from pytest_provenai.verify.runtime import SHIPPED_TABLE, AttributionRuntime
 
 REPO = Path(__file__).resolve().parents[1]
@@ -158,7 +158,25 @@ def test_a_damaged_entry_warns_and_is_recomputed(
 
 def test_the_key_takes_dataclasses_field_by_field(cases: list[TraceCase | ProbeCase]) -> None:
     case = cases[0]
-    from dataclasses import asdict
-
     assert record_key({"r": 1}, "k", case) == record_key({"r": 1}, "k", asdict(case))
     assert record_key({"r": 1}, "k", case) != record_key({"r": 2}, "k", case)
+
+
+def test_a_write_cut_off_leaves_nothing_a_rerun_trusts(
+    tmp_path: Path, cases: list[TraceCase | ProbeCase]
+) -> None:
+    """A worker killed mid-write leaves only its temporary file (entries are written to a
+    temp file and renamed): the rerun ignores it, verifies and stores the whole entry."""
+    case = cases[1]
+    costs: dict[str, Any] = {}
+    rt = runtime(tmp_path, costs)
+    key = rt._key(case.kind, frozen_case_inputs(case))
+    assert key is not None
+    entry = rt.cache.path(key) if rt.cache is not None else None
+    assert entry is not None
+    entry.parent.mkdir(parents=True)
+    partial = entry.parent / f".{entry.name}.cut.tmp"
+    partial.write_text('{"schema_version": 1, "key": "' + key + '", "record": {"case_id"')
+    record = rt.record("a", case)
+    assert costs["a"]["record_cached"] is False  # the partial write was not read
+    assert json.loads(entry.read_text(encoding="utf-8"))["record"] == record

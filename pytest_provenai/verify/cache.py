@@ -36,7 +36,14 @@ from typing import Any
 from pytest_provenai._io import atomic_write_json, drop_cache_entry, sha256_file, sha256_text
 from pytest_provenai.subject.cache import canonical_json
 
-__all__ = ["SCHEMA_VERSION", "RecordCache", "code_digest", "package_version", "record_key"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "RecordCache",
+    "code_digest",
+    "frozen_case_inputs",
+    "package_version",
+    "record_key",
+]
 
 SCHEMA_VERSION = 1
 """Version of the entry layout; an entry with another version is treated as corrupt."""
@@ -93,6 +100,12 @@ def _plain(value: Any) -> Any:
     if is_dataclass(value) and not isinstance(value, type):
         return asdict(value)
     return value
+
+
+def frozen_case_inputs(case: Any) -> dict[str, Any]:
+    """What of a frozen trace or probe case its record depends on: every field but where its
+    file lies (``path``), its note and its free ``extra``."""
+    return {k: v for k, v in asdict(case).items() if k not in ("path", "extra", "note")}
 
 
 def record_key(recipe: Mapping[str, Any], kind: str, inputs: Any) -> str:

@@ -33,7 +33,7 @@ from pytest_provenai.frozen.traces import ProbeCase, TraceCase
 from pytest_provenai.options import AttributionSettings
 from pytest_provenai.subject.subject import Subject
 from pytest_provenai.subject.trace import Trace
-from pytest_provenai.verify.cache import RecordCache, record_key
+from pytest_provenai.verify.cache import RecordCache, frozen_case_inputs, record_key
 
 __all__ = ["AttributionRuntime"]
 
@@ -192,8 +192,7 @@ class AttributionRuntime:
                 f"not {case.kind}; use provenai_mcp for HotpotQA cases"
             )
         started = time.perf_counter()
-        inputs = {k: v for k, v in asdict(case).items() if k not in ("path", "extra", "note")}
-        key = self._key(case.kind, inputs)
+        key = self._key(case.kind, frozen_case_inputs(case))
         hit = self._cached(key)
         if hit is not None:
             rec = hit[0]
