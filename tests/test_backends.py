@@ -236,6 +236,46 @@ def test_score_edge_cases(gen: Any, prompt: str) -> None:
 
 
 @needs_default_model
+@pytest.mark.parametrize("positions", [1, 5])
+def test_packed_grouped_query_attention_equals_the_models_sdpa(gen: Any, positions: int) -> None:
+    """The fast paths' decoding attention (query heads of a key/value head packed into one
+    block) computes what transformers' SDPA attention computes, to float rounding, with a
+    padding-and-holes mask; under it the model's implementation is switched only inside the
+    block and restored after."""
+    import torch
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    from pytest_provenai.subject.backends.transformers_backend import (
+        PACKED_ATTENTION,
+        _packed_attention,
+        _packed_gqa_attention,
+    )
+
+    class Module(torch.nn.Module):
+        num_key_value_groups = 3
+        is_causal = True
+
+    rng = torch.Generator().manual_seed(0)
+    batch, kv_heads, length, dim = 3, 2, 40, 16
+    heads = kv_heads * Module.num_key_value_groups
+    # [batch, heads, positions, dim], not contiguous: as the model's projections give it
+    query = torch.randn(batch, positions, heads, dim, generator=rng).transpose(1, 2)
+    key = torch.randn(batch, kv_heads, length, dim, generator=rng)
+    value = torch.randn(batch, kv_heads, length, dim, generator=rng)
+    mask = torch.rand(batch, 1, positions, length, generator=rng) > 0.3
+    mask[..., 0] = True
+    for m in (mask, None) if positions == 1 else (mask,):
+        ours, _ = _packed_gqa_attention(Module(), query, key, value, m, scaling=dim**-0.5)
+        ref, _ = sdpa_attention_forward(Module(), query, key, value, m, scaling=dim**-0.5)
+        assert ours.shape == ref.shape == (batch, positions, heads, dim)
+        assert torch.allclose(ours, ref, atol=1e-5), float((ours - ref).abs().max())
+    model = gen.model
+    before = model.config._attn_implementation
+    with _packed_attention(model):
+        assert model.config._attn_implementation == PACKED_ATTENTION
+    assert model.config._attn_implementation == before
+
+
 def test_converted_folder_is_reused_and_complete(gen: Any) -> None:
     conv = dm.ensure_default_model()
     marker_path = conv.folder / dm.MARKER_FILE

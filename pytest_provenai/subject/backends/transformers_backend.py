@@ -560,7 +560,7 @@ class TransformersGenerator(LocalModelGenerator):
                 mask = torch.cat(
                     [mask, torch.ones((len(active), block), dtype=torch.long, device=dev)], dim=1
                 )
-                with _sdpa_gqa(block > 1):
+                with _packed_attention(self.model):
                     out = self.model(
                         input_ids=torch.tensor(ids, dtype=torch.long, device=dev),
                         attention_mask=mask,
@@ -674,25 +674,79 @@ def _cache_from(layers: list[tuple[Any, Any]]) -> Any:
     return cache
 
 
-SDPA_GQA_ENV = "TRANSFORMERS_SDPA_FORCE_GQA"
+PACKED_ATTENTION = "provenai_packed_gqa"
+"""The attention implementation the fast paths' decoding forwards run under (registered with
+transformers on first use; ``generate``, ``score`` and the teacher-forced passes keep the
+model's own)."""
+
+
+def _packed_gqa_attention(
+    module: Any,
+    query: Any,
+    key: Any,
+    value: Any,
+    attention_mask: Any,
+    dropout: float = 0.0,
+    scaling: float | None = None,
+    **kwargs: Any,
+) -> tuple[Any, None]:
+    """SDPA with the query heads that share a key/value head packed into one query block.
+
+    A decoding block is a few positions per row against a ~2,000-token cache per row, so its
+    attention is bound by reading the keys and values. transformers either copies each layer's
+    keys and values once per query head of a group (``repeat_kv``) or, with ``enable_gqa``,
+    lets the kernel read them once per query head; here the ``groups`` query heads of a
+    key/value head become ``groups x positions`` query rows of one head (the mask repeated
+    for each), so each key and value is read once per row of the batch (transformers does the
+    same for single-position steps: ``pack_gqa``). A different summation layout than the
+    model's own attention, so only used where the margin rule decides what rounding may move.
+    """
+    import torch
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    groups = int(getattr(module, "num_key_value_groups", 1))
+    batch, heads, q_len, dim = query.shape
+    if groups <= 1 or (attention_mask is None and q_len > 1) or dropout:
+        return sdpa_attention_forward(
+            module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs
+        )
+    kv_heads = heads // groups
+    packed = query.reshape(batch, kv_heads, groups * q_len, dim)
+    mask = attention_mask
+    if mask is not None:
+        kv_len = mask.shape[-1]
+        mask = (
+            mask.expand(batch, 1, q_len, kv_len)
+            .unsqueeze(2)
+            .expand(batch, 1, groups, q_len, kv_len)
+            .reshape(batch, 1, groups * q_len, kv_len)
+        )
+    out = torch.nn.functional.scaled_dot_product_attention(
+        packed, key, value, attn_mask=mask, scale=scaling
+    )
+    return out.reshape(batch, heads, q_len, dim).transpose(1, 2).contiguous(), None
 
 
 @contextlib.contextmanager
-def _sdpa_gqa(on: bool) -> Iterator[None]:
-    """Let SDPA attend grouped KV heads directly (``enable_gqa``) for a masked block of
-    several positions, where transformers would otherwise copy every layer's keys and values
-    once per query head group (``repeat_kv``): on a CPU with a batch of 2,000-token caches
-    that copy costs more than the block's compute (measured 2.3x per block of 4-8 tokens).
-    Only the fast paths' decoding uses it (the margin rule absorbs the different rounding);
-    an explicit ``$TRANSFORMERS_SDPA_FORCE_GQA`` is left alone."""
-    if not on or SDPA_GQA_ENV in os.environ:
+def _packed_attention(model: Any) -> Iterator[None]:
+    """Run ``model``'s forwards inside the block under :func:`_packed_gqa_attention` (its
+    masks built as for SDPA); the model's own implementation is restored after. A model whose
+    attention is not SDPA is left alone."""
+    config = model.config
+    current = getattr(config, "_attn_implementation", None)
+    if current != "sdpa":
         yield
         return
-    os.environ[SDPA_GQA_ENV] = "1"
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+
+    AttentionInterface.register(PACKED_ATTENTION, _packed_gqa_attention)
+    AttentionMaskInterface.register(PACKED_ATTENTION, sdpa_mask)
+    config._attn_implementation = PACKED_ATTENTION
     try:
         yield
     finally:
-        os.environ.pop(SDPA_GQA_ENV, None)
+        config._attn_implementation = current
 
 
 GROW_STEP = 256
