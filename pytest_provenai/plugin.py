@@ -307,10 +307,15 @@ def _case_sets(metafunc: pytest.Metafunc) -> tuple[str, ...] | None:
     return tuple(mark.args)
 
 
+@pytest.hookimpl(tryfirst=True)  # xdist's worker reads the group marks in this same hook
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--dist loadgroup`` all of a case's tests run on one worker, one after another
+    (they share its cached generations; the first one generates, the others read). xdist's
+    worker turns the ``xdist_group`` marks into the scheduling groups in its own
+    ``pytest_collection_modifyitems``, so the marks must be on the items before it runs."""
     if not config.pluginmanager.hasplugin("xdist"):
         return
-    for item in items:  # with --dist loadgroup all of a case's tests share a worker
+    for item in items:
         case_param = _case_param(item)
         if case_param is not None:
             item.add_marker(pytest.mark.xdist_group(name=case_param.id))
