@@ -7,10 +7,13 @@
 For each worker setting (``auto`` = ``-n auto --dist loadgroup``, as ``make audit``; ``N`` =
 ``-n N --dist loadgroup``; ``0`` = one process), into a fresh generation cache:
 
-1. **cold**, suite by suite in ``make audit``'s order — fidelity, influence (which reuses the
-   full-context generations fidelity cached, as in one ``make audit`` run), provenance,
-   attribution (whose MCP sessions reuse fidelity's generations too) — each a separate
-   ``pytest`` run; the wall times add up to a cold ``make audit``;
+1. **cold**: one ``pytest`` run over every suite — exactly what ``make audit`` runs (each
+   case's MCP session, fidelity and influence tests run back to back on one worker: the
+   generation the first one makes is reused by the others) — with
+   each suite's share as the worker-seconds its tests took (from the results JSON); or, with
+   ``--cold by-suite``, suite by suite in that order (fidelity, influence, provenance,
+   attribution), each a separate ``pytest`` run whose wall times add up (each pays its own
+   start-up and its own last straggling case);
 2. **warm**: all suites in one run on the now full cache (what a rerun of ``make audit``
    costs), with its model loads and calls and the attribution records that came from the
    attribution cache, from the results JSON; ``--warm-runs`` times it that many times and
@@ -82,6 +85,12 @@ def main() -> None:
     parser.add_argument("--workers", nargs="+", default=["auto"])
     parser.add_argument("--sample", type=int, default=None, help="cases of each kind")
     parser.add_argument("--warm-runs", type=int, default=3, help="median of this many")
+    parser.add_argument(
+        "--cold",
+        choices=("one-run", "by-suite"),
+        default="one-run",
+        help="one pytest run over all suites (make audit), or one run per suite",
+    )
     args = parser.parse_args()
 
     load0 = os.getloadavg()
@@ -94,7 +103,28 @@ def main() -> None:
             cache = Path(tmp) / "cache"
             common.append(f"--provenai-cache={cache}")
             cold_total = 0.0
-            for suite in SUITES:
+            if args.cold == "one-run":
+                wall, data, snaps = pytest_run(common, Path(tmp) / "cold.json")
+                cold_total = wall
+                c = data.get("cache", {})
+                table.append(
+                    (
+                        workers,
+                        "cold make audit (one run, every suite)",
+                        wall,
+                        c.get("model_loads"),
+                        c.get("model_calls"),
+                        attributed(c),
+                        snaps,
+                    )
+                )
+                print(f"-n {workers} cold: {wall:.1f}s ({snaps})", file=sys.stderr, flush=True)
+                per_test = data.get("timings", {}).get("per_test_seconds", {})
+                for suite in SUITES:
+                    spent = sum(v for k, v in per_test.items() if k.startswith(f"suites/{suite}"))
+                    what = f"  of which {suite} (worker-seconds of its tests)"
+                    table.append((workers, what, spent, None, None, "", ""))
+            for suite in SUITES if args.cold == "by-suite" else ():
                 wall, data, snaps = pytest_run(
                     [*common, f"suites/{suite}"], Path(tmp) / f"{suite}.json"
                 )
