@@ -74,6 +74,16 @@ def pytest_run(args: list[str], results: Path) -> tuple[float, dict[str, Any], s
     return wall, data, snaps
 
 
+Row = tuple[str, str, float, Any, Any, str, str]
+
+
+def run_row(workers: str, what: str, wall: float, data: dict[str, Any], snaps: str) -> Row:
+    """One table row for a pytest run: its wall time, model loads and calls, attribution
+    records from the cache, and its snapshot/gate outcome."""
+    c = data.get("cache", {})
+    return (workers, what, wall, c.get("model_loads"), c.get("model_calls"), attributed(c), snaps)
+
+
 def attributed(cache: dict[str, Any]) -> str:
     """ "cached/all" attribution records of a run ("" when it had none)."""
     n = cache.get("attribution_records")
@@ -94,7 +104,7 @@ def main() -> None:
     args = parser.parse_args()
 
     load0 = os.getloadavg()
-    table = []
+    table: list[Row] = []
     records: dict[str, Any] = {}
     for workers in args.workers:
         xdist = ["-p", "no:xdist"] if workers == "0" else ["-n", workers, "--dist", "loadgroup"]
@@ -106,17 +116,8 @@ def main() -> None:
             if args.cold == "one-run":
                 wall, data, snaps = pytest_run(common, Path(tmp) / "cold.json")
                 cold_total = wall
-                c = data.get("cache", {})
                 table.append(
-                    (
-                        workers,
-                        "cold make audit (one run, every suite)",
-                        wall,
-                        c.get("model_loads"),
-                        c.get("model_calls"),
-                        attributed(c),
-                        snaps,
-                    )
+                    run_row(workers, "cold make audit (one run, every suite)", wall, data, snaps)
                 )
                 print(f"-n {workers} cold: {wall:.1f}s ({snaps})", file=sys.stderr, flush=True)
                 per_test = data.get("timings", {}).get("per_test_seconds", {})
@@ -129,18 +130,7 @@ def main() -> None:
                     [*common, f"suites/{suite}"], Path(tmp) / f"{suite}.json"
                 )
                 cold_total += wall
-                c = data.get("cache", {})
-                table.append(
-                    (
-                        workers,
-                        f"cold {suite}",
-                        wall,
-                        c.get("model_loads"),
-                        c.get("model_calls"),
-                        attributed(c),
-                        snaps,
-                    )
-                )
+                table.append(run_row(workers, f"cold {suite}", wall, data, snaps))
                 print(
                     f"-n {workers} cold {suite}: {wall:.1f}s ({snaps})", file=sys.stderr, flush=True
                 )
@@ -150,19 +140,8 @@ def main() -> None:
                 walls.append(wall)
                 print(f"-n {workers} warm: {wall:.1f}s ({snaps})", file=sys.stderr, flush=True)
             wall = statistics.median(walls)
-            c = data.get("cache", {})
-            runs = ", ".join(f"{w:.1f}" for w in walls)
-            table.append(
-                (
-                    workers,
-                    f"warm, all suites (median of {runs})",
-                    wall,
-                    c.get("model_loads"),
-                    c.get("model_calls"),
-                    attributed(c),
-                    snaps,
-                )
-            )
+            what = f"warm, all suites (median of {', '.join(f'{w:.1f}' for w in walls)})"
+            table.append(run_row(workers, what, wall, data, snaps))
             table.append((workers, "cold total / warm", cold_total / wall, None, None, "", ""))
             records[workers] = data.get("records")
 
