@@ -676,7 +676,7 @@ def _cache_from(layers: list[tuple[Any, Any]]) -> Any:
 
 PACKED_ATTENTION = "provenai_packed_gqa"
 """The attention implementation the fast paths' decoding forwards run under (registered with
-transformers on first use; ``generate``, ``score`` and the teacher-forced passes keep the
+transformers once, on first use; ``generate``, ``score`` and the teacher-forced passes keep the
 model's own)."""
 
 
@@ -727,6 +727,17 @@ def _packed_gqa_attention(
     return out.reshape(batch, heads, q_len, dim).transpose(1, 2).contiguous(), None
 
 
+@functools.cache
+def _register_packed_attention() -> None:
+    """Register :func:`_packed_gqa_attention` (and SDPA's mask builder for it) with
+    transformers under :data:`PACKED_ATTENTION`, once per process."""
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+
+    AttentionInterface.register(PACKED_ATTENTION, _packed_gqa_attention)
+    AttentionMaskInterface.register(PACKED_ATTENTION, sdpa_mask)
+
+
 @contextlib.contextmanager
 def _packed_attention(model: Any) -> Iterator[None]:
     """Run ``model``'s forwards inside the block under :func:`_packed_gqa_attention` (its
@@ -737,11 +748,7 @@ def _packed_attention(model: Any) -> Iterator[None]:
     if current != "sdpa":
         yield
         return
-    from transformers import AttentionInterface
-    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
-
-    AttentionInterface.register(PACKED_ATTENTION, _packed_gqa_attention)
-    AttentionMaskInterface.register(PACKED_ATTENTION, sdpa_mask)
+    _register_packed_attention()
     config._attn_implementation = PACKED_ATTENTION
     try:
         yield
