@@ -19,6 +19,13 @@ contents, so only the shapes matter) under:
 
 Median of ``--runs`` forwards each, and the largest logit difference of packed against the
 model's own attention.
+
+A second table says where a packed forward's time goes and how far it is from what the
+machine allows: the matrix products and the attention (self time of ``aten::mm`` and of the
+attention kernels under ``torch.profiler``, one more forward), the **memory floor** = (the
+model's weights + ``rows`` x one row's cached keys and values) / the read bandwidth measured
+in this run (summing a 512 MB tensor, median of 5), and the time per decoded row-position
+against one prompt token of prefill (a forward over a ``--context``-token prompt, no cache).
 """
 
 from __future__ import annotations
@@ -38,6 +45,31 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SHAPES = ((1, 1), (9, 1), (4, 4), (9, 4), (9, 8))
+
+
+def read_bandwidth(torch: Any) -> float:
+    """Bytes per second this process reads from memory: a sum over a 512 MB tensor (filled,
+    so every page is real), median of 5."""
+    data = torch.randn(128 * 2**20)
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        float(data.sum())
+        times.append(time.perf_counter() - start)
+    return data.numel() * data.element_size() / statistics.median(times)
+
+
+def profile_split(torch: Any, run: Any) -> tuple[float, float]:
+    """Seconds of matrix products and of attention kernels (self CPU time) in ``run()``."""
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        run()
+    mm = attention = 0.0
+    for event in prof.key_averages():
+        if event.key in ("aten::mm", "aten::addmm", "aten::bmm"):
+            mm += event.self_cpu_time_total / 1e6
+        elif "attention" in event.key:
+            attention += event.self_cpu_time_total / 1e6
+    return mm, attention
 
 
 @contextlib.contextmanager
@@ -124,6 +156,39 @@ def main() -> None:
             + " | ".join(f"{med[m] * 1000:.0f}" for m in modes)
             + f" | {med['own'] / med['packed']:.2f}x | "
             f"{med['enable_gqa'] / med['packed']:.2f}x | {diff:.1e} |",
+            flush=True,
+        )
+    bandwidth = read_bandwidth(torch)
+    weights = sum(p.numel() * p.element_size() for p in model.parameters())
+    kv_row = 2 * cfg.num_hidden_layers * kv_heads * context * dim * 4  # float32 keys + values
+    prompt = torch.randint(0, 1000, (1, context), generator=torch.Generator().manual_seed(1))
+    prefill = []
+    with torch.inference_mode():
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            model(input_ids=prompt, use_cache=False, logits_to_keep=1)
+            prefill.append(time.perf_counter() - start)
+    per_token = statistics.median(prefill) / context
+    print(
+        f"\nWhere a packed forward's time goes: weights {weights / 1e6:.0f} MB, one row's "
+        f"cached keys and values {kv_row / 1e6:.0f} MB, read bandwidth "
+        f"{bandwidth / 1e9:.1f} GB/s; prefill {per_token * 1000:.2f} ms per prompt token "
+        f"({context}-token prompt, median of {args.runs})\n"
+    )
+    print(
+        "| rows | positions | packed ms | matmuls ms | attention ms | memory floor ms "
+        "| packed / floor | ms per row-position | / prefill token |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for rows, positions in SHAPES:
+        wall = statistics.median(forward(rows, positions, "packed")[0] for _ in range(args.runs))
+        mm, attention = profile_split(torch, lambda r=rows, p=positions: forward(r, p, "packed"))
+        floor = (weights + rows * kv_row) / bandwidth
+        each = wall / (rows * positions)
+        print(
+            f"| {rows} | {positions} | {wall * 1000:.0f} | {mm * 1000:.0f} | "
+            f"{attention * 1000:.0f} | {floor * 1000:.0f} | {wall / floor:.1f}x | "
+            f"{each * 1000:.1f} | {each / per_token:.1f}x |",
             flush=True,
         )
     load1 = os.getloadavg()
