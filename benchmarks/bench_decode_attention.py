@@ -90,7 +90,7 @@ def main() -> None:
 
     from pytest_provenai.subject.backends import Decoding, load_generator
     from pytest_provenai.subject.backends.transformers_backend import (
-        _growing_cache,
+        _left_padded_cache,
         _packed_attention,
     )
 
@@ -106,14 +106,17 @@ def main() -> None:
 
     def forward(rows: int, positions: int, mode: str) -> tuple[float, Any]:
         rng = torch.Generator().manual_seed(0)
-        layers = [
-            (
-                torch.randn(rows, kv_heads, context, dim, generator=rng),
-                torch.randn(rows, kv_heads, context, dim, generator=rng),
-            )
-            for _ in range(cfg.num_hidden_layers)
+        cached = [
+            [
+                (
+                    torch.randn(1, kv_heads, context, dim, generator=rng),
+                    torch.randn(1, kv_heads, context, dim, generator=rng),
+                )
+                for _ in range(cfg.num_hidden_layers)
+            ]
+            for _ in range(rows)
         ]
-        cache = _growing_cache(layers)
+        cache = _left_padded_cache(cached, context)
         mask = torch.ones(rows, context + positions, dtype=torch.long)
         mask[:, :50] = 0  # left padding
         mask[:, 700:710] = 0  # holes of rejected drafts

@@ -106,13 +106,13 @@ def main() -> None:
         cases = [c for c, _ in invented_cases()][args.start : args.start + args.cases]
     else:
         cases = load_fixture_set(args.fixtures).cases[args.start : args.start + args.cases]
-    previous = previous_exact(gen, args.against) if args.against else None
     # the profile of the exact path: time in divergent decoding (speculative re-alignment)
     # and in near-tie replays, timed around the backend's own methods; the rest of the exact
     # wall is the teacher-forced passes (the full prompt once, each ablated suffix)
     phase = {"decode": 0.0, "settle": 0.0}
     opened = getattr(gen, "backend", None)  # a lazily opened generator loads its backend here
     backend = opened() if callable(opened) else gen
+    previous = previous_exact(backend, args.against) if args.against else None
 
     def timed(name: str, fn: Any) -> Any:
         def wrapper(*a: Any, **kw: Any) -> Any:

@@ -276,6 +276,75 @@ def test_packed_grouped_query_attention_equals_the_models_sdpa(gen: Any, positio
     assert model.config._attn_implementation == before
 
 
+def test_left_padded_decoding_cache_selects_and_grows_like_plain_tensors() -> None:
+    """The decoding batch's KV cache: each prompt's keys/values left-padded with zeros into
+    one buffer; dropping finished prompts (rows kept in order: moved down in place; any
+    other order: gathered) and appending afterwards give exactly what padding, indexing
+    and concatenating plain tensors give."""
+    from pytest_provenai.subject.backends._common import prepare_torch_import
+
+    prepare_torch_import()
+    import torch
+
+    from pytest_provenai.subject.backends.transformers_backend import (
+        GROW_STEP,
+        _crop_to,
+        _left_padded_cache,
+    )
+
+    rng = torch.Generator().manual_seed(0)
+    heads, dim, n_layers = 2, 4, 3
+    lengths = [5, 9, 7, 9]
+    width = max(lengths)
+    rows = [
+        [
+            (
+                torch.randn(1, heads, n, dim, generator=rng),
+                torch.randn(1, heads, n, dim, generator=rng),
+            )
+            for _ in range(n_layers)
+        ]
+        for n in lengths
+    ]
+
+    def plain(layer: int, which: int) -> Any:
+        return torch.cat(
+            [
+                torch.nn.functional.pad(r[layer][which], (0, 0, width - n, 0))
+                for r, n in zip(rows, lengths, strict=True)
+            ]
+        )
+
+    for select in ([0, 2, 3], [3, 0]):  # in order: moved in place; reordered: gathered
+        cache = _left_padded_cache(rows, width)
+        assert int(cache.get_seq_length()) == width
+        expect = [[plain(i, 0), plain(i, 1)] for i in range(n_layers)]
+        for i, layer in enumerate(cache.layers):
+            assert torch.equal(layer.keys, expect[i][0]) and torch.equal(layer.values, expect[i][1])
+        # a first decoding step, then drop rows, then grow past the spare capacity
+        for grow in (2, GROW_STEP + 3):
+            new = [
+                (torch.randn(len(expect[0][0]), heads, grow, dim, generator=rng),) * 2
+                for _ in range(n_layers)
+            ]
+            for i, (k, v) in enumerate(new):
+                keys, values = cache.update(k, v, i)
+                expect[i] = [
+                    torch.cat([expect[i][0], k], dim=-2),
+                    torch.cat([expect[i][1], v], dim=-2),
+                ]
+                assert torch.equal(keys, expect[i][0]) and torch.equal(values, expect[i][1])
+            if grow == 2:
+                cache.batch_select_indices(torch.tensor(select))
+                expect = [[k[select], v[select]] for k, v in expect]
+                for i, layer in enumerate(cache.layers):
+                    assert torch.equal(layer.keys, expect[i][0])
+                    assert torch.equal(layer.values, expect[i][1])
+        _crop_to(cache, width)
+        assert int(cache.get_seq_length()) == width
+        assert torch.equal(cache.layers[0].keys, expect[0][0][..., :width, :])
+
+
 def test_converted_folder_is_reused_and_complete(gen: Any) -> None:
     conv = dm.ensure_default_model()
     marker_path = conv.folder / dm.MARKER_FILE

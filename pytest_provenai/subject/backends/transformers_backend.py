@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -510,9 +511,9 @@ class TransformersGenerator(LocalModelGenerator):
         positions, and keeps what :func:`~.speculative.accept_block` accepts: drafts that are
         the argmax by more than ``margin``, then that position's clear argmax. The cache
         columns of rejected drafts and padding stay behind as holes the attention mask hides.
-        A prompt whose next
-        token is a near tie leaves the batch undecided (``generation=None``). The KV cache
-        grows in place (:func:`_growing_cache`) instead of being copied every step.
+        A prompt whose next token is a near tie leaves the batch undecided
+        (``generation=None``). The KV cache is assembled once and grows in place
+        (:func:`_left_padded_cache`) instead of being copied every step.
         """
         import torch
 
@@ -520,17 +521,7 @@ class TransformersGenerator(LocalModelGenerator):
             return []
         dev = self._torch_device
         width = max(it.kv_len for it in items)
-        layers = []
-        for layer in range(len(items[0].kv)):
-            keys, values = [], []
-            for it in items:
-                k, v = it.kv[layer]
-                pad = width - it.kv_len
-                keys.append(torch.nn.functional.pad(k, (0, 0, pad, 0)))
-                values.append(torch.nn.functional.pad(v, (0, 0, pad, 0)))
-            layers.append((torch.cat(keys), torch.cat(values)))
-        cache = _growing_cache(layers)
-        del layers
+        cache = _left_padded_cache([it.kv for it in items], width)
         mask = torch.zeros((len(items), width), dtype=torch.long, device=dev)
         for b, it in enumerate(items):
             mask[b, width - it.kv_len :] = 1
@@ -816,33 +807,81 @@ def _growing_layer() -> type[Any]:
             self.keys = self._kbuf[..., : self._filled, :]
             self.values = self._vbuf[..., : self._filled, :]
 
+        def fill(self, rows: list[tuple[Any, Any]], width: int) -> None:
+            """Hold ``rows`` (each one prompt's ``[1, heads, length, dim]`` keys and values)
+            left-padded with zeros to ``width`` positions, each written once into a buffer
+            with the same spare capacity ``update`` would give it."""
+            keys, values = rows[0]
+            self.lazy_initialization(keys, values)
+            cap = width + GROW_STEP
+            kbuf = keys.new_empty((len(rows), keys.shape[1], cap, keys.shape[-1]))
+            vbuf = values.new_empty((len(rows), values.shape[1], cap, values.shape[-1]))
+            for b, (k, v) in enumerate(rows):
+                pad = width - int(k.shape[-2])
+                kbuf[b, :, :pad].zero_()
+                vbuf[b, :, :pad].zero_()
+                kbuf[b, :, pad:width].copy_(k[0])
+                vbuf[b, :, pad:width].copy_(v[0])
+            self._kbuf, self._vbuf, self._filled = kbuf, vbuf, width
+            self.keys = kbuf[..., :width, :]
+            self.values = vbuf[..., :width, :]
+
         def batch_select_indices(self, indices: Any) -> None:
             if not self.is_initialized or not self._filled:
                 return
-            self._kbuf = self._kbuf[indices, ...]
-            self._vbuf = self._vbuf[indices, ...]
+            keep = [int(i) for i in indices]
+            if all(a < b for a, b in itertools.pairwise(keep)):
+                # rows kept in order (a batch dropping finished prompts): each moves down into
+                # its new slot in place, filled positions only, so nothing is allocated and
+                # the rows before the first one dropped are not copied at all
+                n = self._filled
+                for slot, row in enumerate(keep):
+                    if slot != row:
+                        self._kbuf[slot, ..., :n, :].copy_(self._kbuf[row, ..., :n, :])
+                        self._vbuf[slot, ..., :n, :].copy_(self._vbuf[row, ..., :n, :])
+                self._kbuf = self._kbuf[: len(keep)]
+                self._vbuf = self._vbuf[: len(keep)]
+            else:
+                self._kbuf = self._kbuf[indices, ...]
+                self._vbuf = self._vbuf[indices, ...]
             self.keys = self._kbuf[..., : self._filled, :]
             self.values = self._vbuf[..., : self._filled, :]
 
     return GrowingLayer
 
 
-def _growing_cache(layers: list[tuple[Any, Any]]) -> Any:
-    """A DynamicCache of :func:`_growing_layer` layers holding the given (keys, values); a
-    plain DynamicCache if this transformers version keeps its layers some other way."""
+def _left_padded_cache(rows: list[list[tuple[Any, Any]]], width: int) -> Any:
+    """A KV cache for a batch: ``rows[b][layer]`` is prompt ``b``'s ``(keys, values)``, each
+    left-padded with zeros to ``width`` positions. :func:`_growing_layer` layers, each row
+    written once; a plain DynamicCache of padded copies if this transformers version keeps
+    its layers some other way."""
     from transformers import DynamicCache
 
-    cache = DynamicCache()
     try:
         grow = _growing_layer()
-        cache.layers = [grow() for _ in layers]
-        for i, (k, v) in enumerate(layers):
-            cache.update(k, v, i)
-        if int(cache.get_seq_length()) != int(layers[0][0].shape[-2]):
+        layers = [grow() for _ in rows[0]]
+        for i, layer in enumerate(layers):
+            layer.fill([row[i] for row in rows], width)
+        cache = DynamicCache()
+        cache.layers = layers
+        if int(cache.get_seq_length()) != width:
             raise ValueError("the growing layers were not used")
         return cache
     except (AttributeError, TypeError, ValueError, ImportError):
-        return _cache_from(layers)
+        import torch
+
+        def padded(t: Any) -> Any:
+            return torch.nn.functional.pad(t, (0, 0, width - int(t.shape[-2]), 0))
+
+        return _cache_from(
+            [
+                (
+                    torch.cat([padded(row[i][0]) for row in rows]),
+                    torch.cat([padded(row[i][1]) for row in rows]),
+                )
+                for i in range(len(rows[0]))
+            ]
+        )
 
 
 def _crop_to(cache: Any, length: int) -> None:
