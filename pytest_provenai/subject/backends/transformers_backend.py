@@ -809,13 +809,13 @@ def _growing_layer() -> type[Any]:
 
         def fill(self, rows: list[tuple[Any, Any]], width: int) -> None:
             """Hold ``rows`` (each one prompt's ``[1, heads, length, dim]`` keys and values)
-            left-padded with zeros to ``width`` positions, each written once into a buffer
-            with the same spare capacity ``update`` would give it."""
+            left-padded with zeros to ``width`` positions, each written once into the buffer
+            :meth:`_reserve` allocates for them."""
             keys, values = rows[0]
             self.lazy_initialization(keys, values)
-            cap = width + GROW_STEP
-            kbuf = keys.new_empty((len(rows), keys.shape[1], cap, keys.shape[-1]))
-            vbuf = values.new_empty((len(rows), values.shape[1], cap, values.shape[-1]))
+            batch = len(rows)
+            self._reserve(keys.expand(batch, -1, -1, -1), values.expand(batch, -1, -1, -1), width)
+            kbuf, vbuf = self._kbuf, self._vbuf
             for b, (k, v) in enumerate(rows):
                 pad = width - int(k.shape[-2])
                 kbuf[b, :, :pad].zero_()
