@@ -7,9 +7,10 @@
 For each worker setting (``auto`` = ``-n auto --dist loadgroup``, as ``make audit``; ``N`` =
 ``-n N --dist loadgroup``; ``0`` = one process), into a fresh generation cache:
 
-1. **cold**: one ``pytest`` run over every suite — exactly what ``make audit`` runs (each
-   case's MCP session, fidelity and influence tests run back to back on one worker: the
-   generation the first one makes is reused by the others) — with
+1. **cold**: one ``pytest`` run over every suite — exactly what ``make audit`` runs (the
+   first of a case's tests that needs its generation makes it, into the run cache both
+   workers share, and the others read it; ``--dist loadgroup`` does not keep a case's tests
+   on one worker with pytest-xdist 3.8 on pytest 9.2, see README, Performance) — with
    each suite's share as the worker-seconds its tests took (from the results JSON); or, with
    ``--cold by-suite``, suite by suite in that order (fidelity, influence, provenance,
    attribution), each a separate ``pytest`` run whose wall times add up (each pays its own
