@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_provenai import cache_layout
 from pytest_provenai.audit.influence import DEFAULT_THETA_FLOOR
 from pytest_provenai.audit.stats import DEFAULT_SEED
 from pytest_provenai.errors import ConfigError
 from pytest_provenai.subject.ablation import MODES as ABLATION_MODES
 from pytest_provenai.subject.backends.base import Decoding
+from pytest_provenai.subject.backends.http import DEFAULT_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
 
 if TYPE_CHECKING:
     from pytest_provenai.subject.backends.openai_backend import ServedOptions
@@ -457,7 +459,9 @@ def parse_attribution(
         None if raw_threshold in (None, "") else _fraction(VERIFY_THRESHOLD, raw_threshold, 0.0)
     )
     traces_raw = get(MCP_TRACES)
-    traces = path(traces_raw) if traces_raw else (cache / "mcp-traces" if cache else None)
+    traces = (
+        path(traces_raw) if traces_raw else (cache / cache_layout.MCP_TRACES if cache else None)
+    )
     return AttributionSettings(
         repair_iterations=iterations,
         verify_lm=bool(get(VERIFY_LM)),
@@ -518,6 +522,7 @@ BASE_URLS = "provenai_base_urls"
 TOKENIZER = "provenai_tokenizer"
 TOP_LOGPROBS = "provenai_top_logprobs"
 MAX_CONCURRENCY = "provenai_max_concurrency"
+REQUEST_TIMEOUT = "provenai_request_timeout"
 DEFAULT_TOP_LOGPROBS = 20
 DEFAULT_MAX_CONCURRENCY = 4
 
@@ -544,6 +549,12 @@ OPTIONS += (
         "string",
         "openai backend: most requests in flight per worker (default: 4)",
     ),
+    (
+        REQUEST_TIMEOUT,
+        "string",
+        "openai backend: seconds one HTTP request may take before it is retried or fails "
+        "(default: 600)",
+    ),
 )
 
 
@@ -555,6 +566,7 @@ class ServedSettings:
     tokenizer: str | None
     top_logprobs: int = DEFAULT_TOP_LOGPROBS
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
 
     def for_results(self) -> dict[str, Any]:
         return {
@@ -562,6 +574,7 @@ class ServedSettings:
             "tokenizer": self.tokenizer,
             "top_logprobs": self.top_logprobs,
             "max_concurrency": self.max_concurrency,
+            "request_timeout": self.request_timeout,
         }
 
     def base_url_for(self, worker_id: str | None) -> str:
@@ -583,6 +596,7 @@ class ServedSettings:
             tokenizer=self.tokenizer,
             top_logprobs=self.top_logprobs,
             max_concurrency=self.max_concurrency,
+            timeout=self.request_timeout,
         )
 
 
@@ -591,7 +605,11 @@ def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | No
     from pytest_provenai.errors import BackendError
     from pytest_provenai.subject.backends.http import parse_base_url
 
-    given = [n for n in (BASE_URL, BASE_URLS, TOKENIZER, TOP_LOGPROBS, MAX_CONCURRENCY) if get(n)]
+    given = [
+        n
+        for n in (BASE_URL, BASE_URLS, TOKENIZER, TOP_LOGPROBS, MAX_CONCURRENCY, REQUEST_TIMEOUT)
+        if get(n)
+    ]
     if backend != "openai":
         if given:
             raise ConfigError(
@@ -629,4 +647,6 @@ def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | No
             if conc_raw in (None, "")
             else _int(MAX_CONCURRENCY, conc_raw, minimum=1)
         ),
+        request_timeout=_seconds(REQUEST_TIMEOUT, get(REQUEST_TIMEOUT), DEFAULT_REQUEST_TIMEOUT)
+        or DEFAULT_REQUEST_TIMEOUT,
     )

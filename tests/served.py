@@ -148,7 +148,8 @@ class Proxy:
     ``transform(path, request_body, reply) -> reply`` rewrites successful JSON replies;
     ``fail_after``: requests after this many get ``fail_status`` (or a dropped connection
     when ``fail_status`` is None); ``flaky``: the first n requests get 503.
-    ``not_openai``: every request gets an HTML 404 page.
+    ``not_openai``: every request gets an HTML 404 page. ``echo_auth``: a failing request's
+    body repeats the Authorization header it got (as some servers' error pages do).
     """
 
     def __init__(
@@ -161,8 +162,10 @@ class Proxy:
         flaky: int = 0,
         not_openai: bool = False,
         delay: float = 0.0,
+        echo_auth: bool = False,
     ) -> None:
         self.upstream = upstream.rstrip("/")
+        self.echo_auth = echo_auth
         self.transform = transform
         self.fail_after = fail_after
         self.fail_status = fail_status
@@ -229,7 +232,10 @@ class Proxy:
                 if self.fail_status is None:
                     h.connection.shutdown(socket.SHUT_RDWR)  # drop mid-request
                     return
-                self._send(h, self.fail_status, b'{"error": "boom"}', "application/json")
+                said = f"bad key {auth}" if self.echo_auth else "boom"
+                self._send(
+                    h, self.fail_status, json.dumps({"error": said}).encode(), "application/json"
+                )
                 return
             path = h.path.split("/v1", 1)[-1]
             data = None if body is None else json.dumps(body).encode()
@@ -296,8 +302,9 @@ def env_with_key(api_key: str | None = API_KEY) -> dict[str, str]:
 
 class Scripted:
     """A loopback HTTP server answering request n with ``replies[n]`` (the last one repeats):
-    ``(status, body_bytes)``, ``"drop"`` (close the connection without a reply) or
-    ``("sleep", seconds, status, body)``. ``requests`` keeps (method, path, headers)."""
+    ``(status, body_bytes)``, ``(status, body_bytes, {header: value})``, ``"drop"`` (close
+    the connection without a reply) or ``("sleep", seconds, status, body)``. ``requests``
+    keeps (method, path, headers)."""
 
     def __init__(self, replies: list[Any]) -> None:
         self.replies = replies
@@ -338,9 +345,11 @@ class Scripted:
         if reply[0] == "sleep":
             time.sleep(reply[1])
             reply = reply[2:]
-        status, body = reply
+        status, body, *more = reply
         h.send_response(status)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(body)))
+        for name, value in (more[0] if more else {}).items():
+            h.send_header(name, value)
         h.end_headers()
         h.wfile.write(body)

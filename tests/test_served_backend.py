@@ -39,7 +39,15 @@ def test_served_options_and_worker_assignment() -> None:
     ]
     assert s.served.max_concurrency == 2 and s.served.top_logprobs == 20
     assert s.for_results()["served"]["base_urls"][1] == "http://b:2/v1"
+    assert s.served.request_timeout == 600.0
+    assert s.served.options("http://a:1/v1", None).timeout == 600.0
     assert settings().served is None
+    quick = settings(
+        provenai_backend="openai",
+        provenai_base_url="http://a:1/v1",
+        provenai_request_timeout="2.5",
+    )
+    assert quick.served is not None and quick.served.options("http://a:1/v1", None).timeout == 2.5
 
 
 @pytest.mark.parametrize(
@@ -65,6 +73,21 @@ def test_served_options_and_worker_assignment() -> None:
                 "provenai_max_concurrency": "0",
             },
             "--provenai-max-concurrency: expected an integer >= 1, got 0",
+        ),
+        *(
+            (
+                {
+                    "provenai_backend": "openai",
+                    "provenai_base_url": "http://a/v1",
+                    "provenai_request_timeout": bad,
+                },
+                f"--provenai-request-timeout: expected a positive number of seconds, got {bad!r}",
+            )
+            for bad in ("0", "-1", "nan", "inf", "soon")
+        ),
+        (
+            {"provenai_request_timeout": "5"},
+            "--provenai-request-timeout is only used with --provenai-backend openai",
         ),
     ],
 )
@@ -152,3 +175,24 @@ def test_unusable_server_is_a_usage_error_before_any_case(
     ][:1]
     assert not (pytester.path / ".provenai-cache").exists()
     assert {r[1] for r in srv.requests} == {"/v1/models"}
+
+
+def test_a_key_echoed_at_configure_time_is_redacted_from_the_usage_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "sk-configure-time-secret-42"
+    monkeypatch.setenv("PROVENAI_API_KEY", key)
+    served_project(pytester)
+    body = f'{{"error": {{"message": "invalid Authorization: Bearer {key}"}}}}'.encode()
+    with Scripted([(401, body)]) as srv:
+        result = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--provenai-backend", "openai",
+            "--provenai-base-url", srv.base_url, "--provenai-model", "SmolLM2",
+            "--provenai-tokenizer", "default",
+        )  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*ERROR: GET *: HTTP 401 *: invalid Authorization: [[]redacted[]]; the server wants an*"]
+    )
+    assert key not in result.stdout.str() + result.stderr.str()
+    assert srv.requests[0][2]["Authorization"] == f"Bearer {key}"

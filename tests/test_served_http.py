@@ -98,3 +98,85 @@ def test_bad_base_urls(url: str, why: str) -> None:
 
 def test_base_url_is_kept_without_trailing_slash() -> None:
     assert parse_base_url(" http://127.0.0.1:8000/v1/ ") == "http://127.0.0.1:8000/v1"
+
+
+# -- the key never leaves the base URL's origin, and never shows in a message -------------------
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_to_another_origin_is_refused_and_the_key_never_sent_there(
+    status: int,
+) -> None:
+    with Scripted([OK]) as elsewhere:
+        target = f"{elsewhere.base_url}/models"
+        with Scripted([(status, b"", {"Location": target})]) as srv:
+            c, sleeps = client(srv.base_url)
+            with pytest.raises(ServerError) as info:
+                c.get("models")
+    assert elsewhere.requests == []  # nothing, with or without the header, went there
+    msg = str(info.value)
+    assert f"GET {srv.base_url}/models" in msg and target in msg and "another origin" in msg
+    assert "\n" not in msg and KEY not in msg
+    assert len(srv.requests) == 1 and sleeps == []  # refused at once, not retried
+
+
+def test_a_redirect_within_the_origin_is_followed_with_the_key() -> None:
+    with Scripted([(307, b"", {"Location": "/v1/models-moved"}), OK]) as srv:
+        c, _ = client(srv.base_url)
+        assert c.get("models") == {"ok": True}
+    assert [r[1] for r in srv.requests] == ["/v1/models", "/v1/models-moved"]
+    assert srv.requests[1][2]["Authorization"] == f"Bearer {KEY}"
+
+
+def test_a_redirect_to_another_port_of_the_same_host_is_another_origin() -> None:
+    with Scripted([OK]) as other:
+        with Scripted([(302, b"", {"Location": f"{other.base_url}/models"})]) as srv:
+            c, _ = client(srv.base_url)
+            with pytest.raises(ServerError, match="another origin"):
+                c.get("models")
+    assert other.requests == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f'{{"error": {{"message": "bad key Bearer {KEY}"}}}}'.encode(),
+        f"401 Unauthorized: you sent Authorization: Bearer {KEY} which we reject".encode(),
+        f'{{"detail": "key {KEY} unknown", "api_key": "{KEY}"}}'.encode(),
+        b'{"error": "your token Bearer sk-other-secret-123 is revoked"}',
+        b"x" * 190 + KEY.encode(),  # cut at 200 characters: no part of the key survives
+    ],
+)
+def test_an_error_body_that_echoes_the_key_is_redacted(body: bytes) -> None:
+    with Scripted([(401, body)]) as srv:
+        c, _ = client(srv.base_url)
+        with pytest.raises(ServerError) as info:
+            c.get("models")
+    msg = str(info.value)
+    assert "HTTP 401" in msg
+    assert KEY not in msg and "sk-other" not in msg and "sk-never" not in msg
+    assert "Bearer sk" not in msg
+
+
+def test_a_200_body_that_is_not_json_is_redacted_too() -> None:
+    with Scripted([(200, f"oops Bearer {KEY}".encode())]) as srv:
+        c, _ = client(srv.base_url, retries=0)
+        with pytest.raises(ServerError, match="not JSON") as info:
+            c.get("models")
+    assert KEY not in str(info.value)
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_numbers_in_a_reply_are_refused_at_once(constant: str) -> None:
+    body = f'{{"choices": [{{"text": "x", "logprobs": {{"token_logprobs": [{constant}]}}}}]}}'
+    with Scripted([(200, body.encode())]) as srv:
+        c, sleeps = client(srv.base_url)
+        with pytest.raises(ServerError) as info:
+            c.post("completions", {})
+    assert f"holds {constant}" in str(info.value) and "not a JSON number" in str(info.value)
+    assert len(srv.requests) == 1 and sleeps == []
+
+
+def test_clean_text_replaces_lone_surrogates_and_the_key() -> None:
+    c = JSONClient("http://127.0.0.1:1/v1", api_key=KEY)
+    assert c.clean_text("a\ud800b") == "a\ufffdb"
+    assert c.clean_text(f"the key is {KEY}.") == "the key is [redacted]."
+    assert c.clean_text("plain") == "plain"

@@ -129,6 +129,31 @@ def test_server_that_drops_mid_run_fails_closed(
     assert len(missing) == 1
 
 
+def test_a_server_that_echoes_the_key_in_errors_never_gets_it_written(
+    pytester: pytest.Pytester, llama_base_url: str
+) -> None:
+    """The first case's generation (request 6, after the probe's 5) and every later request
+    fail with HTTP 401 whose body repeats the Authorization header: the key must appear in
+    no terminal line, JUnit XML, results, report, cache entry or golden file."""
+    root = project(pytester, "test_fidelity.py")
+    with Proxy(llama_base_url, fail_after=5, fail_status=401, echo_auth=True) as proxy:
+        result = run(
+            pytester,
+            "--provenai-base-url",
+            proxy.base_url,
+            "--snapshot-update",
+            "--junitxml=junit.xml",
+            "--provenai-report=report.html",
+            "-rA",
+        )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*HTTP 401 Unauthorized: bad key [[]redacted[]]*"])
+    written = everything_written(root)
+    assert (root / "junit.xml").is_file() and (root / "report.html").is_file()
+    assert "[redacted]" in (root / "junit.xml").read_text(encoding="utf-8")
+    assert API_KEY not in written + result.stdout.str() + result.stderr.str()
+
+
 def test_missing_api_key_is_one_usage_line(
     pytester: pytest.Pytester, llama_base_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

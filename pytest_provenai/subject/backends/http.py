@@ -7,14 +7,19 @@
   not JSON, e.g. a server that died mid-reply); anything else (HTTP 4xx) fails at once. The
   final error is one line naming method, URL and status. A semaphore bounds the requests in
   flight from this process (``--provenai-max-concurrency``).
-- The API key is read from :data:`API_KEY_ENV` by the caller and sent as a bearer token; it
-  never appears in an error message, a log line or any value this module returns.
+- The API key is read from :data:`API_KEY_ENV` by the caller and sent as a bearer token, to
+  the configured base URL's origin (scheme, host, port) only: a redirect to another origin is
+  refused with one line naming both URLs (the key is never resent elsewhere); a redirect
+  within the origin is followed. Every message built from a server's reply goes through
+  :func:`redact`, so neither the key nor any ``Bearer …`` / ``sk-…``-shaped token a server
+  echoes reaches an error line, a log or a value this module returns.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import re
 import threading
 import time
 import urllib.error
@@ -32,6 +37,61 @@ TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.5
 DEFAULT_TIMEOUT = 600.0
+
+
+REDACTED = "[redacted]"
+_TOKEN_SHAPES = re.compile(
+    r"(?i)\bbearer\s+[^\s\"',;]+"  # an echoed Authorization header
+    r"|\bsk-[A-Za-z0-9_\-]{4,}"  # OpenAI-style secret keys
+    r"|\bapi[_-]?key[\"']?\s*[:=]\s*[\"']?[^\s\"',;]+"  # api_key=..., "api-key": "..."
+)
+
+
+def redact(text: str, key: str | None = None) -> str:
+    """``text`` with the API key and any bearer-, ``sk-``- or ``api_key=``-shaped token
+    replaced by ``[redacted]``: for every message built from what a server sent back."""
+    if key:
+        text = text.replace(key, REDACTED)
+    return _TOKEN_SHAPES.sub(REDACTED, text)
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of an http(s) URL, the port made explicit."""
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or (443 if scheme == "https" else 80)
+    return scheme, (parts.hostname or "").lower(), port
+
+
+class CrossOriginRedirect(urllib.error.URLError):
+    """Raised inside urllib when a server redirects to another origin (never followed)."""
+
+    def __init__(self, source: str, target: str) -> None:
+        super().__init__(f"redirect from {source} to {target}")
+        self.source = source
+        self.target = target
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow redirects within the base URL's origin only: the bearer token must never reach
+    another host (urllib would resend every header to wherever ``Location`` points)."""
+
+    def __init__(self, base_origin: tuple[str, str, int]) -> None:
+        super().__init__()
+        self.base_origin = base_origin
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        if origin(newurl) != self.base_origin:
+            raise CrossOriginRedirect(req.full_url, newurl)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 class ServerError(BackendError):
@@ -85,6 +145,7 @@ class JSONClient:
         self.backoff = backoff
         self.max_concurrency = max(1, max_concurrency)
         self._slots = threading.BoundedSemaphore(self.max_concurrency)
+        self._opener = urllib.request.build_opener(_SameOriginRedirects(origin(self.base_url)))
         self._sleep = sleep
         self._lock = threading.Lock()
         self.in_flight = 0
@@ -94,6 +155,22 @@ class JSONClient:
 
     def __repr__(self) -> str:  # never shows the key
         return f"JSONClient({self.base_url!r}, max_concurrency={self.max_concurrency})"
+
+    def redact(self, text: str) -> str:
+        """``text`` (built from a reply) with this client's key and key-shaped tokens
+        replaced (see :func:`redact`)."""
+        return redact(text, self._api_key)
+
+    def clean_text(self, text: str) -> str:
+        """A model's output text as the harness keeps it: lone surrogates (a server's JSON
+        may escape them; they are not Unicode text) replaced by U+FFFD, as for every other
+        answer, and this client's API key, should a server echo it, replaced by
+        ``[redacted]`` so it never reaches a cache entry, a record or a report."""
+        if any("\ud800" <= ch <= "\udfff" for ch in text):
+            text = "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+        if self._api_key and self._api_key in text:
+            text = text.replace(self._api_key, REDACTED)
+        return text
 
     def url(self, path: str) -> str:
         return f"{self.base_url}/{path.lstrip('/')}"
@@ -140,10 +217,18 @@ class JSONClient:
                 self.requests += 1
                 self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                with self._opener.open(req, timeout=self.timeout) as resp:
                     raw = resp.read()
+            except CrossOriginRedirect as exc:
+                raise ServerError(
+                    f"{where}: the server redirected to another origin ({exc.target}); "
+                    f"refused, so the API key is never sent beyond {self.base_url} — point "
+                    "--provenai-base-url at the final address",
+                    status=None,
+                    transient=False,
+                ) from None
             except urllib.error.HTTPError as exc:
-                detail = _detail(exc)
+                detail = _detail(exc, self._api_key)
                 raise ServerError(
                     f"{where}: HTTP {exc.code} {exc.reason}{detail}",
                     status=exc.code,
@@ -154,7 +239,7 @@ class JSONClient:
                 kind = (
                     "timed out"
                     if isinstance(reason, TimeoutError)
-                    else f"connection failed ({reason})"
+                    else f"connection failed ({redact(str(reason), self._api_key)})"
                 )
                 raise ServerError(f"{where}: {kind}", status=None, transient=True) from None
             except TimeoutError:
@@ -163,7 +248,8 @@ class JSONClient:
                 ) from None
             except (ConnectionError, http.client.HTTPException, OSError) as exc:
                 raise ServerError(
-                    f"{where}: connection dropped ({type(exc).__name__}: {exc})",
+                    f"{where}: connection dropped "
+                    f"({type(exc).__name__}: {redact(str(exc), self._api_key)})",
                     status=None,
                     transient=True,
                 ) from None
@@ -171,9 +257,17 @@ class JSONClient:
                 with self._lock:
                     self.in_flight -= 1
         try:
-            return json.loads(raw.decode("utf-8"))
+            return json.loads(raw.decode("utf-8"), parse_constant=_non_finite)
+        except _NonFinite as exc:
+            raise ServerError(
+                f"{where}: the reply holds {exc.token}, which is not a JSON number (a "
+                "log-probability or score must be finite); nothing from it is used or cached",
+                status=200,
+                transient=False,
+            ) from None
         except (UnicodeDecodeError, ValueError):
-            snippet = raw[:80].decode("utf-8", "replace").replace("\n", " ")
+            text = redact(raw[:4000].decode("utf-8", "replace"), self._api_key)
+            snippet = text[:80].replace("\n", " ")
             raise ServerError(
                 f"{where}: HTTP 200 but the body is not JSON ({snippet!r})",
                 status=200,
@@ -181,10 +275,21 @@ class JSONClient:
             ) from None
 
 
-def _detail(exc: urllib.error.HTTPError) -> str:
-    """A short, one-line excerpt of an error body (servers put the reason there)."""
+class _NonFinite(ValueError):
+    def __init__(self, token: str) -> None:
+        super().__init__(token)
+        self.token = token
+
+
+def _non_finite(token: str) -> Any:
+    raise _NonFinite(token)
+
+
+def _detail(exc: urllib.error.HTTPError, key: str | None) -> str:
+    """A short, one-line excerpt of an error body (servers put the reason there), redacted
+    before it is cut, so no part of a key survives."""
     try:
-        body = exc.read()[:400].decode("utf-8", "replace")
+        body = redact(exc.read()[:4000].decode("utf-8", "replace"), key)
     except Exception:
         return ""
     try:

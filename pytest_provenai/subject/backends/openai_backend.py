@@ -64,7 +64,13 @@ from .base import (
     Identity,
     VariantPass,
 )
-from .http import API_KEY_ENV, DEFAULT_RETRIES, DEFAULT_TIMEOUT, JSONClient, ServerError
+from .http import (
+    API_KEY_ENV,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    JSONClient,
+    ServerError,
+)
 
 BACKEND_NAME = "openai"
 DEFAULT_TOP_LOGPROBS = 20
@@ -258,6 +264,7 @@ class OpenAIGenerator(LocalModelGenerator):
             raise BackendError(
                 f"POST {self.client.url('completions')}: reply has no choices[0].text string"
             )
+        text = self.client.clean_text(text)
         finish = "stop" if choice.get("finish_reason") == "stop" else "length"
         ids = self._output_ids(prompt, text)
         logprobs: list[float] = []
@@ -585,17 +592,16 @@ def served_model(client: JSONClient, model: str | None) -> tuple[str, tuple[str,
             "OpenAI-compatible; point --provenai-base-url at the API root (often ending in /v1)"
         )
     served = tuple(str(m.get("id")) for m in data if isinstance(m, dict) and m.get("id"))
+    listed = client.redact(", ".join(served)) or "no models"
     if model is None:
         if len(served) != 1:
             raise BackendError(
-                f"--provenai-model is required: the server at {base} serves "
-                f"{', '.join(served) or 'no models'}"
+                f"--provenai-model is required: the server at {base} serves {listed}"
             )
         model = served[0]
     elif model not in served:
         raise BackendError(
-            f"--provenai-model {model}: the server at {base} does not serve it; it serves "
-            f"{', '.join(served) or 'no models'}"
+            f"--provenai-model {model}: the server at {base} does not serve it; it serves {listed}"
         )
     return model, served
 
