@@ -31,4 +31,4 @@ def days(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of days, got {text!r}") from None
     if not 0 <= value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a number of days >= 0, got {text!r}")
-    return value
+    return value + 0.0  # -0 reads as 0

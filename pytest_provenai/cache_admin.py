@@ -1,9 +1,15 @@
 """``provenai cache info | prune | clear``: look at and trim the run cache.
 
-The run cache (``--provenai-cache``, default ``.provenai-cache``) holds content-addressed
-entries: ``generations/ab/<key>.json`` (model outputs, each with its model in ``meta``),
-``influence/ab/<key>.json`` (KL profiles of ablations) and ``attribution/ab/<key>.json``
-(verified attribution records); any other top-level folder is counted under its own name.
+The run cache (``--provenai-cache``, default ``.provenai-cache``; its layout is
+:mod:`~pytest_provenai.cache_layout`) holds content-addressed entries:
+``generations/ab/<key>.json`` (model outputs, each with its model in ``meta``),
+``influence/ab/<key>.json`` (KL profiles of ablations), ``attribution/ab/<key>.json``
+(verified attribution records) and ``mcp-traces/<case>.json`` (captured trace graphs).
+
+Only a folder that is a provenai cache is touched (its ``CACHEDIR.TAG`` marker, or a
+top level of nothing but those kind folders), and inside it only files of those shapes and
+writers' stale temporary files: pointed at a project folder by mistake, every command refuses
+with one line and removes nothing. Symbolic links are never followed.
 
 Safe while a run uses the cache: entries are only ever *unlinked*, one file at a time, and
 folders are never removed (a writer creates its temporary file in the entry's folder and
@@ -15,20 +21,24 @@ during an audit can cost recomputation, never a wrong or half-read entry.
 
 "Last used" is the later of an entry's access and modification times (Linux updates access
 times about daily under the default ``relatime``; with ``noatime`` it is the write time).
+``info`` reads generation entries for their model name without changing their access time.
 
 No pytest import.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_provenai import cache_layout
 from pytest_provenai._io import STALE_TEMP_SECONDS
 from pytest_provenai.errors import ProvenaiError
 
@@ -51,40 +61,76 @@ class CacheInfo:
     newest: float | None = None
 
 
-def _is_temp(name: str) -> bool:
-    return name.startswith(".") and name.endswith(".tmp")
-
-
 def _walk(root: Path) -> Any:
-    """(kind, path, stat) for every regular file under ``root``; files that vanish while
-    walking (a concurrent prune or a writer's rename) are skipped."""
-    for folder, _dirs, files in os.walk(root):
-        rel = Path(folder).relative_to(root)
-        kind = rel.parts[0] if rel.parts else "(top level)"
-        for name in files:
-            path = Path(folder) / name
-            try:
-                st = path.lstat()
-            except OSError:
-                continue
-            yield kind, path, st
+    """(kind, path, stat) for every cache entry and every writer's temporary file (kind
+    ``None``) under ``root``'s kind folders; nothing else is ever yielded. Symbolic links
+    (files or folders) are never followed, so nothing outside the cache is read or removed;
+    files that vanish while walking (a concurrent prune, a writer's rename) are skipped."""
+    for kind in cache_layout.KINDS:
+        top = root / kind
+        if top.is_symlink() or not top.is_dir():
+            continue
+        for folder, dirs, files in os.walk(top):  # followlinks=False: links are not entered
+            dirs[:] = [d for d in dirs if not (Path(folder) / d).is_symlink()]
+            for name in files:
+                path = Path(folder) / name
+                try:
+                    st = path.lstat()
+                except OSError:
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    continue
+                if cache_layout.is_temp_name(name):
+                    yield None, path, st
+                elif cache_layout.entry_kind(root, path) is not None:
+                    yield kind, path, st
 
 
-def _model_of(kind: str, path: Path) -> str:
-    if kind != "generations":
+def _read_untouched(path: Path, st: os.stat_result) -> bytes:
+    """The file's bytes without refreshing its access time (which "last used" reads): with
+    O_NOATIME where the system allows it, else by putting the time back afterwards."""
+    flags = os.O_RDONLY | getattr(os, "O_NOATIME", 0)
+    try:
+        fd = os.open(path, flags)
+    except PermissionError:  # O_NOATIME needs the file's owner
+        fd = os.open(path, os.O_RDONLY)
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read()
+    finally:
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_atime_ns != st.st_atime_ns:
+                os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return data
+
+
+def _model_of(kind: str, path: Path, st: os.stat_result) -> str:
+    if kind != cache_layout.GENERATIONS:
         return "(not recorded)"
     try:
-        meta = json.loads(path.read_bytes()).get("meta", {})
+        meta = json.loads(_read_untouched(path, st)).get("meta", {})
         model = meta.get("model", {}) if isinstance(meta, dict) else {}
         name = model.get("name") if isinstance(model, dict) else None
         return str(name) if name else "(unknown)"
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return "(unreadable)"
 
 
 def _check_root(root: Path) -> None:
+    """A folder that is not a provenai cache is refused before anything is read or removed."""
     if root.exists() and not root.is_dir():
         raise ProvenaiError(f"{root}: not a folder; give the cache folder (--cache DIR)")
+    if not root.is_dir():
+        return
+    ok, foreign = cache_layout.looks_like_cache(root)
+    if not ok:
+        more = f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        holds = f"; it holds {', '.join(foreign[:5])}{more}" if foreign else ""
+        raise ProvenaiError(
+            f"--cache {root}: not a pytest-provenai cache (no {cache_layout.MARKER} marker"
+            f"{holds}); nothing was touched — give the folder --provenai-cache names "
+            "(default .provenai-cache)"
+        )
 
 
 def cache_info(root: str | os.PathLike[str]) -> CacheInfo:
@@ -95,14 +141,12 @@ def cache_info(root: str | os.PathLike[str]) -> CacheInfo:
     if not base.is_dir():
         return info
     for kind, path, st in _walk(base):
-        if _is_temp(path.name):
+        if kind is None:
             info.temp_files += 1
-            continue
-        if not path.name.endswith(".json"):
             continue
         info.entries += 1
         info.bytes += st.st_size
-        group = info.groups[(kind, _model_of(kind, path))]
+        group = info.groups[(kind, _model_of(kind, path, st))]
         group[0] += 1
         group[1] += st.st_size
         used = max(st.st_mtime, st.st_atime)
@@ -146,8 +190,8 @@ class Removed:
 
 def _remove(root: Path, keep: Any, now: float) -> Removed:
     entries = size = temps = 0
-    for _kind, path, st in _walk(root):
-        if _is_temp(path.name):
+    for kind, path, st in _walk(root):
+        if kind is None:
             if now - st.st_mtime <= STALE_TEMP_SECONDS:
                 continue  # a writer is still at it
             try:
@@ -156,7 +200,7 @@ def _remove(root: Path, keep: Any, now: float) -> Removed:
             except OSError:
                 pass
             continue
-        if not path.name.endswith(".json") or keep(st):
+        if keep(st):
             continue
         try:
             path.unlink()

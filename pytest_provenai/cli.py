@@ -19,6 +19,7 @@ stderr and exits 2, without a traceback; usage errors exit 2 the argparse way.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -278,6 +279,12 @@ def main(argv: list[str] | None = None) -> int:
     handler: Handler = args.handler
     try:
         return handler(args)
+    except BrokenPipeError:
+        # the reader went away (`provenai cache info | head -1`): what it read is complete;
+        # point stdout at /dev/null so the interpreter's final flush does not fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except ProvenaiError as exc:
         print(f"{PROG}: error: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR

@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_provenai import cache_layout
 from pytest_provenai import gates as gates_mod
 from pytest_provenai._io import atomic_write_json, json_safe
 from pytest_provenai.errors import FixtureError
@@ -313,7 +314,9 @@ class ProvenaiSession:
                     device=worker_device(self.settings, self.worker_id),
                     max_new_tokens=self.settings.max_new_tokens,
                     cache_root=(
-                        self.settings.cache / "generations" if self.settings.cache else None
+                        self.settings.cache / cache_layout.GENERATIONS
+                        if self.settings.cache
+                        else None
                     ),
                     served=(
                         self.settings.served.options(
@@ -385,7 +388,9 @@ class ProvenaiSession:
         mode = self.settings.ablation
         if mode == "off":
             return not_measured("--provenai-ablation off: influence was not measured")
-        kl_cache = KLCache(self.settings.cache / "influence") if self.settings.cache else None
+        kl_cache = (
+            KLCache(self.settings.cache / cache_layout.INFLUENCE) if self.settings.cache else None
+        )
         subject = self.subject()
         if self.live is not None:
             self.live.influence(len(trace.resources), mode, subject.runner())
@@ -431,7 +436,7 @@ class ProvenaiSession:
                 retrieval_k=self.settings.k if index_mode else None,
                 index=self.settings.index if index_mode else None,
                 cache=(
-                    RecordCache(self.settings.cache / "attribution")
+                    RecordCache(self.settings.cache / cache_layout.ATTRIBUTION)
                     if self.settings.cache
                     else None
                 ),

@@ -146,3 +146,117 @@ def test_clearing_the_cache_during_an_audit_never_corrupts_it(
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert json.loads((root / "results.json").read_text())["records"] == reference
     assert cleared[0] > 10
+
+
+# -- only a provenai cache, and only its entries, are ever touched ---------------------------------
+def project_folder(root: Path) -> list[Path]:
+    """A project folder given as --cache by mistake: fixtures, goldens, results — JSON all."""
+    files = [
+        root / "fixtures" / "set" / "manifest.json",
+        root / "fixtures" / "set" / "cases" / "a.json",
+        root / "golden" / "model" / "test_x" / "test[a].json",
+        root / "results.json",
+        root / "generations" / "ab" / ("ab" + "0" * 62 + ".json"),  # even a cache-like name
+    ]
+    for f in files:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("{}", encoding="utf-8")
+    return files
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["cache", "clear"], ["cache", "prune", "--older-than", "0"], ["cache", "info"]],
+)
+def test_a_folder_that_is_not_a_cache_is_refused_and_nothing_is_touched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    files = project_folder(tmp_path)
+    assert main([*argv, "--cache", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("provenai: error: --cache ")
+    assert "not a pytest-provenai cache (no CACHEDIR.TAG marker; it holds fixtures/" in err[0]
+    assert all(f.exists() for f in files)
+
+
+def test_the_first_stored_entry_marks_the_cache_and_a_marked_cache_is_cleared(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "cache"
+    fill(root)
+    marker = root / "CACHEDIR.TAG"
+    assert marker.read_text(encoding="utf-8").startswith(
+        "Signature: 8a477f597d28d172789f06886806bc55"
+    )
+    # foreign files inside the cache (not of an entry's shape) are left alone
+    foreign = [
+        root / "notes.json",
+        root / "generations" / "readme.json",
+        root / "generations" / "ab" / "not-a-key.json",
+        root / "generations" / "cd" / ("ab" + "1" * 62 + ".json"),  # in the wrong folder
+        root / "influence" / "ab" / "deeper" / ("ab" + "2" * 62 + ".json"),
+    ]
+    for f in foreign:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text("{}", encoding="utf-8")
+    assert cache_info(root).entries == 4
+    removed = clear_cache(root)
+    assert removed.entries == 4 and marker.exists() and all(f.exists() for f in foreign)
+
+
+def test_a_cache_written_before_the_marker_is_still_recognised(tmp_path: Path) -> None:
+    paths = fill(tmp_path)
+    (tmp_path / "CACHEDIR.TAG").unlink()
+    assert clear_cache(tmp_path).entries == 4 and not paths["gen0"].exists()
+
+
+def test_symbolic_links_are_never_followed_out_of_the_cache(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    fill(root)
+    outside = tmp_path / "outside"
+    (outside / "ab").mkdir(parents=True)
+    victim = outside / "ab" / ("ab" + "3" * 62 + ".json")
+    victim.write_text("{}", encoding="utf-8")
+    (root / "attribution").symlink_to(outside)  # a kind folder that is a link
+    (root / "influence" / "cd").symlink_to(outside / "ab")  # a shard folder that is a link
+    link = root / "generations" / "ab" / ("ab" + "4" * 62 + ".json")
+    link.parent.mkdir(exist_ok=True)
+    link.symlink_to(victim)  # an entry that is a link
+    assert cache_info(root).entries == 4
+    assert clear_cache(root).entries == 4
+    assert victim.exists() and link.is_symlink()
+
+
+def test_info_does_not_refresh_last_use_so_a_later_prune_still_removes_old_entries(
+    tmp_path: Path,
+) -> None:
+    paths = fill(tmp_path)
+    for p in paths.values():
+        age(p, 40)
+    assert main(["cache", "info", "--cache", str(tmp_path)]) == 0
+    assert paths["gen0"].stat().st_atime < time.time() - 30 * DAY
+    assert prune_cache(tmp_path, 30).entries == 4
+
+
+def test_minus_zero_days_reads_as_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fill(tmp_path)
+    assert main(["cache", "prune", "--older-than=-0", "--cache", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "unused > 0 days" in out and "-0" not in out
+
+
+def test_info_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
+    """`provenai cache info | head -1`: more lines than a pipe holds, the reader gone after
+    the first one; no broken-pipe error, exit 0."""
+    (tmp_path / "CACHEDIR.TAG").write_text("Signature: 8a477f597d28d172789f06886806bc55\n")
+    for i in range(1500):  # one model each: 1,500 lines of ~80 characters, > a 64 KB pipe
+        key = f"{i:064x}"
+        entry = tmp_path / "generations" / key[:2] / f"{key}.json"
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.write_text(json.dumps({"meta": {"model": {"name": f"model-{i:05d}"}}}))
+    cmd = f"{sys.executable} -m pytest_provenai.cli cache info --cache {tmp_path} | head -1"
+    done = subprocess.run(
+        ["bash", "-c", cmd + "; exit ${PIPESTATUS[0]}"], capture_output=True, text=True
+    )
+    assert done.stdout.startswith(f"cache {tmp_path}: 1500 entries")
+    assert done.stderr == "" and done.returncode == 0

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_json, drop_cache_entry, sha256_text
+from pytest_provenai.cache_layout import mark_store
 from pytest_provenai.frozen.model import Case
 from pytest_provenai.subject.backends.base import (
     FAST_PATH_VERSION,
@@ -136,6 +137,7 @@ class KLCache:
         )
 
     def put(self, key: str, profile: KLProfile) -> None:
+        mark_store(self.root)
         atomic_write_json(self._path(key), {"key": key, "kl": profile.as_dict()})
 
 

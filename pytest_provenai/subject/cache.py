@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_json, drop_cache_entry, sha256_text
+from pytest_provenai.cache_layout import GENERATIONS, mark_store
 from pytest_provenai.subject.backends.base import Generation
 
 SCHEMA_VERSION = 1
 """Version of the entry layout; an entry with another version is treated as corrupt."""
 
-DEFAULT_ROOT = Path(".provenai-cache") / "generations"
+DEFAULT_ROOT = Path(".provenai-cache") / GENERATIONS
 """Relative to the current directory; the plugin passes its own root."""
 
 _KEY = re.compile(r"[0-9a-f]{64}")
@@ -132,6 +133,7 @@ class GenerationCache:
             "meta": meta,
             "generation": generation.as_dict(),
         }
+        mark_store(self.root)
         atomic_write_json(path, entry, allow_nan=True)  # a logprob may be -inf
         self.writes += 1
         return path

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_json, drop_cache_entry, sha256_file, sha256_text
+from pytest_provenai.cache_layout import mark_store
 from pytest_provenai.subject.cache import canonical_json
 
 __all__ = [
@@ -165,6 +166,7 @@ class RecordCache:
 
     def put(self, key: str, record: Mapping[str, Any], graph: Mapping[str, Any] | None) -> None:
         entry = {"schema_version": SCHEMA_VERSION, "key": key, "record": record, "graph": graph}
+        mark_store(self.root)
         atomic_write_json(self.path(key), entry)
         self.writes += 1
 

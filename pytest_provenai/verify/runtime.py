@@ -27,6 +27,7 @@ from typing import Any
 from pytest_provenai._io import atomic_write_json
 from pytest_provenai.attribution import require_extra
 from pytest_provenai.attribution.record import Auditor, probe_record, session_record, trace_record
+from pytest_provenai.cache_layout import mark_store
 from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.model import AnyCase, Case
 from pytest_provenai.frozen.traces import ProbeCase, TraceCase
@@ -286,6 +287,7 @@ class AttributionRuntime:
         if trace is not None and self.note_trace is not None:
             self.note_trace(nodeid, trace)
         if self.settings.traces is not None:
+            mark_store(Path(self.settings.traces))
             atomic_write_json(Path(self.settings.traces) / f"{case.id}.json", graph)
         self.note_costs(
             nodeid,
