@@ -152,13 +152,15 @@ def _compare(args: argparse.Namespace) -> int:
     comparison = compare_runs(
         base, new, base_name=str(args.base), new_name=str(args.new), seed=args.seed
     )
-    for line in compare_lines(comparison):
+    lines = compare_lines(comparison)
+    for line in lines[:-1]:
         print(line)
     if target is not None:
         from pytest_provenai.report.html import render_compare, write_html
 
         write_html(target, render_compare(comparison))
         print(f"wrote {target}")
+    print(lines[-1])  # "regressions: N (...)" stays the last line
     if args.fail_on_regression and comparison.regressions:
         return EXIT_REGRESSION
     return EXIT_OK
@@ -181,14 +183,17 @@ def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="compare two runs case by case (paired differences, verdict flips)",
         description="Compare NEW against BASE: paired differences with bootstrap CIs by case, "
         "cases only in one run, verdict flips. Differences in model, fixture sets or "
-        "options are said first.",
+        "options are said first; the regressions (see --fail-on-regression) last.",
     )
     compare.add_argument("base", metavar="BASE.json", help="results JSON of the base run")
     compare.add_argument("new", metavar="NEW.json", help="results JSON of the new run")
     compare.add_argument(
         "--fail-on-regression",
         action="store_true",
-        help="exit 1 when a metric's difference CI lies wholly on its worse side of 0",
+        help="exit 1 when the new run regressed: a metric's difference CI lies wholly on its "
+        "worse side of 0, a gate went PASS -> FAIL, a test or a case of the base run is "
+        "absent from the new one (unless the new run's --provenai-sample left the case out), "
+        "or a case lost its record",
     )
     compare.add_argument("--report", metavar="PATH", help="also write the comparison as HTML")
     compare.add_argument(

@@ -1,5 +1,7 @@
 """Run-to-run comparison (report/compare.py) and the ``provenai report`` / ``provenai
-compare`` commands, on results built the way a run builds them (build_results)."""
+compare`` commands, on results built the way a run builds them (build_results): paired
+differences, flips, what counts as a regression (metric, gate PASS -> FAIL, lost test, lost
+case unless sampled out, lost record) and the exit codes, hostile results files."""
 
 from __future__ import annotations
 
@@ -120,12 +122,19 @@ def results(
     seed: int = 42,
     gates: list[GateSpec] | None = None,
     run_id: str = "r",
+    sample: int | None = None,
 ) -> RunResults:
     gate_results = [evaluate(s, records.get(s.test, []), seed=seed) for s in gates or []]
     return build_results(
         run={"id": run_id, "started": "t0", "finished": "t1", "git_revision": "abc"},
         models={"main": {"name": model, "weights_sha256": "0" * 64}},
-        options={"seed": seed, "ablation": "exact", "retrieval": "distractor", "k": 10},
+        options={
+            "seed": seed,
+            "sample": sample,
+            "ablation": "exact",
+            "retrieval": "distractor",
+            "k": 10,
+        },
         records=records,
         gates=gate_results,
         fixture_errors=[],
@@ -275,7 +284,7 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     older = dict(good, schema_version=1)
     text = json.dumps(good)
     cases = {
-        "truncated": (text[: len(text) // 2], "not valid JSON"),
+        "truncated": (text[: len(text) // 2], "got invalid JSON at line 1:"),
         "older release": (json.dumps(older), "results schema_version 1, this release reads 2"),
         "newer schema": (json.dumps(dict(good, schema_version=99)), "schema_version 99"),
         "not results": (json.dumps({"hello": 1}), "not a pytest-provenai results JSON"),
@@ -316,3 +325,178 @@ def test_report_target_that_is_a_folder_is_refused(
     assert "is a folder" in capsys.readouterr().err
     assert main(["report", str(src), "--out", str(src)]) == 2
     assert "is the results JSON itself" in capsys.readouterr().err
+
+
+# -- what counts as a regression (issue 22, item 7) ------------------------------------------
+IDS = [f"c{i:02d}" for i in range(20)]
+
+
+def run_of(correct: int, ids: list[str] = IDS, **kw: Any) -> RunResults:
+    """A run whose first ``correct`` cases are answered right."""
+    return results(
+        {TEST: [fid(i, n < correct, float(n < correct)) for n, i in enumerate(ids)]}, **kw
+    )
+
+
+def compare_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], base: RunResults, new: RunResults
+) -> tuple[int, list[str]]:
+    b = write(tmp_path / "base.json", base)
+    n = write(tmp_path / "new.json", new)
+    html = tmp_path / "compare.html"
+    code = main(["compare", str(b), str(n), "--fail-on-regression", "--report", str(html)])
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("regressions: "), out[-1]
+    return code, out
+
+
+def test_a_gate_that_went_pass_to_fail_is_a_regression(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = GateSpec(TEST, "fidelity", "answer_accuracy", 0.5)
+    base, new = run_of(11, gates=[spec]), run_of(9, gates=[spec], run_id="n")
+    c = compare_runs(base, new)
+    assert not c.metric_regressions  # two flips in 20: the CI still reaches 0
+    assert [(r.kind, r.what) for r in c.regressions] == [("gate", "fidelity.answer_accuracy")]
+    assert c.regressions[0].text.startswith(f"gate PASS -> FAIL {TEST} fidelity.answer_accuracy")
+    code, out = compare_cli(tmp_path, capsys, base, new)
+    assert code == 1
+    assert out[-1] == (
+        "regressions: 1 (0 metrics, 1 gate, 0 lost tests, 0 lost cases, 0 lost records)"
+    )
+    assert out[-3].startswith("REGRESSION gate PASS -> FAIL") and out[-2].startswith("wrote ")
+    # FAIL -> PASS is a change, not a regression
+    assert compare_runs(new, base).regressions == []
+
+
+def test_base_cases_missing_from_the_new_run_are_regressions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, new = run_of(20), run_of(18, IDS[:18], run_id="n")
+    c = compare_runs(base, new)
+    assert not c.metric_regressions
+    assert [(r.kind, r.what) for r in c.regressions] == [
+        ("lost case", "c18"),
+        ("lost case", "c19"),
+    ]
+    code, out = compare_cli(tmp_path, capsys, base, new)
+    assert code == 1
+    assert f"REGRESSION lost case {TEST} c19: in base, absent from new" in out
+    assert out[-1].startswith("regressions: 2 (") and "2 lost cases" in out[-1]
+    page = (tmp_path / "compare.html").read_text(encoding="utf-8")
+    assert 'data-kind="lost case" data-value="2"' in page and "2 regression(s)" in page
+
+
+def test_cases_the_new_run_sampled_out_are_not_regressions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, new = run_of(20), run_of(18, IDS[:18], run_id="n", sample=18)
+    c = compare_runs(base, new)
+    assert c.regressions == [] and c.sampled_out == {TEST: ["c18", "c19"]}
+    code, out = compare_cli(tmp_path, capsys, base, new)
+    assert code == 0
+    line = next(x for x in out if "only in base" in x)
+    assert "sampled out by the new run (--provenai-sample 18, seed 42; not regressions)" in line
+    assert out[-1].startswith("regressions: 0 (")
+    page = (tmp_path / "compare.html").read_text(encoding="utf-8")
+    assert 'id="sampled-out"' in page and "0 regression(s)" in page
+    # the same sample as the base's (size and seed): the same cases were due, a gap is lost
+    same = compare_runs(run_of(20, sample=18), run_of(18, IDS[:18], run_id="n", sample=18))
+    assert [r.kind for r in same.regressions] == ["lost case", "lost case"]
+
+
+def test_a_test_absent_from_the_new_run_is_a_regression_even_when_sampled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = results({TEST: [fid(i, True, 1.0) for i in IDS], EXPO: [exposure("na-1", {})]})
+    new = results({TEST: [fid(i, True, 1.0) for i in IDS]}, run_id="n", sample=20)
+    c = compare_runs(base, new)
+    assert [(r.kind, r.test) for r in c.regressions] == [("lost test", EXPO)]
+    code, out = compare_cli(tmp_path, capsys, base, new)
+    assert code == 1
+    assert f"REGRESSION lost test {EXPO}: 1 case(s) in base, the test is absent from new" in out
+    assert "1 lost test," in out[-1]
+
+
+def test_a_record_the_new_run_lost_is_a_regression(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reason = "no record (never reported: its worker crashed or the run stopped)"
+    lost = [fid(i, True, 1.0) for i in IDS[:19]] + [{"case_id": IDS[19], "missing": reason}]
+    base = results({TEST: [fid(i, True, 1.0) for i in IDS]})
+    new = results({TEST: lost}, run_id="n", sample=5)
+    c = compare_runs(base, new)
+    assert [(r.kind, r.what) for r in c.regressions] == [("lost record", "c19")]
+    assert c.as_dict()["regressions"] == [
+        {
+            "kind": "lost record",
+            "test": TEST,
+            "what": "c19",
+            "text": f"lost record {TEST} c19: no record in new ({reason})",
+        }
+    ]
+    code, out = compare_cli(tmp_path, capsys, base, new)
+    assert code == 1 and "1 lost record)" in out[-1]
+    # the other way round the base lacked the record and the new run has it: no regression
+    assert compare_runs(new, base).regressions == []
+
+
+def test_metric_regressions_are_listed_with_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, new = run_of(20), run_of(0, IDS[:19], run_id="n")
+    c = compare_runs(base, new)
+    kinds = [r.kind for r in c.regressions]
+    assert kinds == ["metric"] * len(c.metric_regressions) + ["lost case"]
+    assert {r.what for r in c.regressions if r.kind == "metric"} >= {"answer_accuracy"}
+    code, out = compare_cli(tmp_path, capsys, base, new)
+    assert code == 1
+    assert out[-1].startswith(f"regressions: {len(kinds)} ({len(kinds) - 1} metrics, 0 gates")
+
+
+# -- hostile and realistic results files (issue 22, item 6 and the NaN line) --------------------
+@pytest.mark.parametrize("command", ["report", "compare"])
+def test_deeply_nested_or_nan_results_give_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    good = write(tmp_path / "good.json", results({TEST: [fid("a", True, 1.0)]}))
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    nan = tmp_path / "nan.json"
+    nan.write_text(
+        json.dumps(results({TEST: [fid("a", True, 1.0)]}).to_json()).replace("1.0", "NaN", 1),
+        encoding="utf-8",
+    )
+    for path, words in ((deep, "nested at most 64 levels"), (nan, "NaN")):
+        if command == "report":
+            argv = ["report", str(path), "--out", str(tmp_path / "out.html")]
+        else:
+            argv = ["compare", str(good), str(path)]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"provenai: error: {path}"), err
+        assert words in err and "truncated" not in err and "Traceback" not in err, err
+    assert not (tmp_path / "out.html").exists()
+
+
+def test_results_as_deep_as_the_deepest_shipped_records_read_back(tmp_path: Path) -> None:
+    """Every shipped golden record (the records a run writes, up to 9 levels deep) inside
+    one results file stays within the reader's nesting limit, with room to spare."""
+    from pytest_provenai.frozen.jsonread import MAX_DEPTH
+    from pytest_provenai.report.results import load_results
+
+    def depth(v: Any) -> int:
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
+        return 0 if items is None else 1 + max((depth(x) for x in items), default=0)
+
+    root = Path(__file__).resolve().parents[1] / "golden"
+    records: dict[str, list[dict[str, Any]]] = {}
+    for n, f in enumerate(sorted(root.rglob("*.json"))):
+        rec = json.loads(f.read_text(encoding="utf-8"))["record"]
+        records.setdefault(f.parent.name, []).append(dict(rec, case_id=f"{n:04d}"))
+    assert len(records) >= 4
+    path = write(tmp_path / "results.json", results(records))
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert 10 <= depth(data) <= MAX_DEPTH // 4
+    loaded = load_results(path)
+    assert sum(map(len, loaded.records.values())) == sum(map(len, records.values()))

@@ -4,8 +4,16 @@ Cases are paired by test and case (fixture set + case id). For every metric both
 for a test, the **paired difference** new − base over the cases both runs recorded, with a
 percentile-bootstrap 95% CI resampling cases (one resampling of case indices serves both
 runs; pooled metrics resample a case's numerator and denominator together), seeded with the
-new run's seed. A difference is a **regression** when its CI lies wholly on the worse side of
-zero (below for a higher-is-better metric, above for a lower-is-better one).
+new run's seed. A difference is a **metric regression** when its CI lies wholly on the worse
+side of zero (below for a higher-is-better metric, above for a lower-is-better one).
+
+The **regressions** (:class:`Regression`, what ``provenai compare --fail-on-regression`` fails
+on) are those metric regressions and everything else that says the new run lost ground: a
+gate that passed in the base run and fails in the new one; a test of the base run absent
+from the new one; a case of the base run absent from the new one, unless the new run sampled
+its cases deliberately (``--provenai-sample``, recorded in the results' options) with another
+sample size or seed than the base, in which case it is listed as *sampled out*; and a case
+whose record the new run lost (a ``"missing"`` placeholder where the base has a record).
 
 Also listed: what makes the runs hard to compare (different models, fixture sets, options —
 said first), cases only in one run, and verdict flips (answers right → wrong and back,
@@ -37,7 +45,14 @@ from pytest_provenai.audit.stats import (
 from pytest_provenai.gates import MARKER_METRICS
 from pytest_provenai.report.results import RunResults, TestResults
 
-__all__ = ["Comparison", "MetricDiff", "compare_lines", "compare_runs"]
+__all__ = [
+    "REGRESSION_KINDS",
+    "Comparison",
+    "MetricDiff",
+    "Regression",
+    "compare_lines",
+    "compare_runs",
+]
 
 # Options whose difference changes what a metric measures.
 COMPARED_OPTIONS = (
@@ -94,6 +109,26 @@ class MetricDiff:
         }
 
 
+#: The kinds of :class:`Regression`, in the order they are listed.
+REGRESSION_KINDS = ("metric", "gate", "lost test", "lost case", "lost record")
+
+
+@dataclass(frozen=True)
+class Regression:
+    """One way the new run is worse than the base: ``kind`` (one of
+    :data:`REGRESSION_KINDS`), the ``test`` it concerns, ``what`` regressed (the metric, the
+    gate ``marker.metric``, the case id; empty for a lost test) and ``text``, the one line
+    that says it."""
+
+    kind: str
+    test: str
+    what: str
+    text: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "test": self.test, "what": self.what, "text": self.text}
+
+
 @dataclass
 class Comparison:
     base_name: str
@@ -114,14 +149,20 @@ class Comparison:
     attribution_flips: list[dict[str, Any]] = field(default_factory=list)
     lost_records: list[dict[str, Any]] = field(default_factory=list)
     gate_changes: list[dict[str, Any]] = field(default_factory=list)
+    # why base cases absent from the new run are not regressions ("" when they are): the new
+    # run's deliberate sample ("--provenai-sample 20, seed 42"); and those cases per test
+    sampled: str = ""
+    sampled_out: dict[str, list[str]] = field(default_factory=dict)
+    # every regression, computed once by compare_runs (see the module docstring)
+    regressions: list[Regression] = field(default_factory=list)
 
     @property
-    def regressions(self) -> list[MetricDiff]:
+    def metric_regressions(self) -> list[MetricDiff]:
         return [m for m in self.metrics if m.regression]
 
-    @property
-    def improvements(self) -> list[MetricDiff]:
-        return [m for m in self.metrics if m.improvement]
+    def regression_counts(self) -> dict[str, int]:
+        """How many regressions of each kind, every kind present (0 when none)."""
+        return {k: sum(r.kind == k for r in self.regressions) for k in REGRESSION_KINDS}
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -141,6 +182,9 @@ class Comparison:
             "attribution_flips": self.attribution_flips,
             "lost_records": self.lost_records,
             "gate_changes": self.gate_changes,
+            "sampled": self.sampled,
+            "sampled_out": self.sampled_out,
+            "regressions": [r.as_dict() for r in self.regressions],
         }
 
 
@@ -223,6 +267,22 @@ def _metrics_for(bt: TestResults, nt: TestResults) -> list[Metric]:
 
 def _pair_key(rec: Mapping[str, Any]) -> tuple[str, str]:
     return (str(rec.get("fixture_set") or ""), str(rec.get("case_id")))
+
+
+def _align_placeholders(
+    bmap: dict[tuple[str, str], dict[str, Any]], nmap: dict[tuple[str, str], dict[str, Any]]
+) -> None:
+    """A run's placeholder for a case without a record (``{"case_id", "missing"}``) carries
+    no fixture set; pair it with the other run's record of that case id (when exactly one
+    record of the other run has that id and is unpaired), so a lost record reads as lost,
+    not as one case only in base and another only in new."""
+    for side, other in ((nmap, bmap), (bmap, nmap)):
+        for key in [k for k, r in side.items() if "missing" in r and not k[0]]:
+            if key in other:
+                continue
+            match = [k for k in other if k[1] == key[1] and k not in side]
+            if len(match) == 1:
+                side[match[0]] = side.pop(key)
 
 
 def _label(key: tuple[str, str]) -> str:
@@ -391,6 +451,74 @@ def _gate_changes(base: RunResults, new: RunResults) -> list[dict[str, Any]]:
     return out
 
 
+def _sampled(base: RunResults, new: RunResults) -> str:
+    """Why base cases absent from the new run were left out on purpose (one phrase): the new
+    run audited a deliberate sample (``--provenai-sample``) other than the base's (another
+    size, or the same size drawn with another seed). Empty when the new run did not sample,
+    or sampled exactly as the base did (then the same cases were due: an absent one is
+    lost)."""
+    size = new.options.get("sample")
+    if size is None:
+        return ""
+    seed = new.options.get("seed")
+    if (size, seed) == (base.options.get("sample"), base.options.get("seed")):
+        return ""
+    return f"--provenai-sample {size}, seed {seed}"
+
+
+def _regression(kind: str, test: str, what: str, text: str) -> Regression:
+    return Regression(kind, test, what, " ".join(text.split()))  # one line whatever the input
+
+
+def _regressions(c: Comparison, base: RunResults) -> list[Regression]:
+    """Every regression of ``c`` (see the module docstring), in REGRESSION_KINDS order."""
+    out: list[Regression] = []
+    for m in c.metric_regressions:
+        assert m.ci is not None
+        out.append(
+            _regression(
+                "metric",
+                m.test,
+                m.metric,
+                f"metric {m.test} {m.metric}: {_f(m.base)} -> {_f(m.new)} {_f(m.diff, True)}, "
+                f"95% CI [{m.ci[0]:+.4f}, {m.ci[1]:+.4f}] on the worse side of 0",
+            )
+        )
+    for g in c.gate_changes:
+        if g["base"] is True and g["new"] is False:
+            out.append(_regression("gate", g["test"], g["gate"], f"gate PASS -> {g['line']}"))
+    for test in c.tests_only_in_base:
+        n = len(base.records[test])
+        out.append(
+            _regression(
+                "lost test",
+                test,
+                "",
+                f"lost test {test}: {n} case(s) in base, the test is absent from new",
+            )
+        )
+    for test, ids in c.only_in_base.items():
+        if test in c.sampled_out:
+            continue
+        for case in ids:
+            out.append(
+                _regression(
+                    "lost case", test, case, f"lost case {test} {case}: in base, absent from new"
+                )
+            )
+    for lost in c.lost_records:
+        out.append(
+            _regression(
+                "lost record",
+                lost["test"],
+                lost["case_id"],
+                f"lost record {lost['test']} {lost['case_id']}: no record in new "
+                f"({lost['reason']})",
+            )
+        )
+    return out
+
+
 def compare_runs(
     base: RunResults,
     new: RunResults,
@@ -415,6 +543,7 @@ def compare_runs(
     for test in sorted(set(base.records) & set(new.records)):
         bmap = {_pair_key(r): r for r in base.records[test]}
         nmap = {_pair_key(r): r for r in new.records[test]}
+        _align_placeholders(bmap, nmap)
         only_b = sorted(set(bmap) - set(nmap))
         only_n = sorted(set(nmap) - set(bmap))
         if only_b:
@@ -439,6 +568,10 @@ def compare_runs(
         for metric in _metrics_for(bt, nt):
             c.metrics.append(_diff(test, metric, pairs, seed))
     c.gate_changes = _gate_changes(base, new)
+    c.sampled = _sampled(base, new)
+    if c.sampled:
+        c.sampled_out = dict(c.only_in_base)
+    c.regressions = _regressions(c, base)
     return c
 
 
@@ -451,7 +584,8 @@ def _f(v: float | None, signed: bool = False) -> str:
 
 def compare_lines(c: Comparison) -> list[str]:
     """The comparison as terminal lines: differences in what was measured first, then the
-    paired metric differences, then cases only in one run and the flips."""
+    paired metric differences, then cases only in one run and the flips, then one line per
+    regression and, last, :func:`regression_summary`."""
     lines: list[str] = []
     for d in c.differences:
         lines.append(f"NOTE: {d}")
@@ -479,8 +613,13 @@ def compare_lines(c: Comparison) -> list[str]:
             f"  {m.metric:<32}{arrow} {_f(m.base)} -> {_f(m.new)}  {_f(m.diff, True)} {ci}{flag}"
         )
     for test, ids in c.only_in_base.items():
+        why = (
+            f", sampled out by the new run ({c.sampled}; not regressions)"
+            if test in c.sampled_out
+            else ""
+        )
         lines.append(
-            f"{test}: {len(ids)} case(s) only in base: {', '.join(ids[:10])}"
+            f"{test}: {len(ids)} case(s) only in base{why}: {', '.join(ids[:10])}"
             + (" …" if len(ids) > 10 else "")
         )
     for test, ids in c.only_in_new.items():
@@ -488,8 +627,6 @@ def compare_lines(c: Comparison) -> list[str]:
             f"{test}: {len(ids)} case(s) only in new: {', '.join(ids[:10])}"
             + (" …" if len(ids) > 10 else "")
         )
-    for lost in c.lost_records:
-        lines.append(f"lost record: {lost['test']} {lost['case_id']} — {lost['reason']}")
     worse = [f for f in c.answer_flips if f["base"] and not f["new"]]
     better = [f for f in c.answer_flips if not f["base"] and f["new"]]
     lines.append(f"answers right -> wrong: {len(worse)}; wrong -> right: {len(better)}")
@@ -520,9 +657,15 @@ def compare_lines(c: Comparison) -> list[str]:
     for g in c.gate_changes:
         was = "absent" if g["base"] is None else ("PASS" if g["base"] else "FAIL")
         lines.append(f"gate {g['test']} {g['gate']}: {was} -> {'PASS' if g['new'] else 'FAIL'}")
-    n_reg = len(c.regressions)
-    lines.append(
-        f"regressions: {n_reg} metric(s) whose difference CI lies wholly on the worse side of 0"
-        + (": " + ", ".join(f"{m.test} {m.metric}" for m in c.regressions) if n_reg else "")
-    )
+    for r in c.regressions:
+        lines.append(f"REGRESSION {r.text}")
+    lines.append(regression_summary(c))
     return lines
+
+
+def regression_summary(c: Comparison) -> str:
+    """The last line of the comparison: how many regressions, by kind."""
+    kinds = ", ".join(
+        f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in c.regression_counts().items()
+    )
+    return f"regressions: {len(c.regressions)} ({kinds})"

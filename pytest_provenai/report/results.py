@@ -12,7 +12,6 @@ No pytest import.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from pytest_provenai.audit.influence import influence_summary
 from pytest_provenai.audit.metrics import aggregate
 from pytest_provenai.audit.provenance import provenance_summary
 from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
-from pytest_provenai.errors import ResultsError
+from pytest_provenai.errors import FixtureError, ResultsError
 from pytest_provenai.gates import GateResult, GateSpec
 
 RESULTS_SCHEMA_VERSION = 2
@@ -268,18 +267,23 @@ def results_from_json(data: Any, source: str = "results JSON") -> RunResults:
 
 def load_results(path: str | Path) -> RunResults:
     """Read and check a results JSON file (one clear :class:`ResultsError` line if it is not
-    one: unreadable, truncated, wrong schema version, from another tool)."""
+    one: unreadable, not strict JSON — truncated, NaN or Infinity, duplicate keys, nested
+    deeper than :data:`~pytest_provenai.frozen.jsonread.MAX_DEPTH` levels —, wrong schema
+    version, from another tool).
+
+    The text goes through the same guarded reader as fixture files
+    (:func:`~pytest_provenai.frozen.jsonread.parse_json_bytes`): a hostile file gives one line,
+    never a RecursionError. A run's own results nest about 12 levels (top level, records, the
+    test's list, then a record, whose deepest shipped kind nests 9), well inside the limit."""
+    from pytest_provenai.frozen.jsonread import parse_json_bytes
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = p.read_bytes()
+    except OSError as exc:
         raise ResultsError(f"{p}: cannot be read ({type(exc).__name__}: {exc})") from None
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as exc:
-        raise ResultsError(f"{p}: not valid JSON ({exc}); is the file truncated?") from None
+        data = parse_json_bytes(raw, str(p))
+    except FixtureError as exc:  # "<file>[#pointer]: expected ..., got ..."
+        raise ResultsError(str(exc)) from None
     return results_from_json(data, str(p))
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a JSON number")
