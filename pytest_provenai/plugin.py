@@ -217,8 +217,21 @@ def _configure_progress(config: pytest.Config, state: ProvenaiSession) -> None:
         write_line=write_line,
         column=column,
         tty=tty,
+        workers=_test_processes(config),
     )
     config.pluginmanager.register(progress, name=PROGRESS)
+
+
+def _test_processes(config: pytest.Config) -> int:
+    """How many processes run tests side by side (progress.py's docstring): the workers xdist
+    starts from its ``tx`` specs when it distributes, else 1."""
+    if not config.pluginmanager.hasplugin("xdist") or config.getoption("dist", "no") == "no":
+        return 1
+    count = 0
+    for spec in config.getoption("tx", None) or ():
+        head, star, _ = str(spec).partition("*")
+        count += int(head) if star and head.isdigit() else 1
+    return max(1, count)
 
 
 def _new_line(config: pytest.Config, terminal: Any) -> None:

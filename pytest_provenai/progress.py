@@ -2,21 +2,39 @@
 is doing.
 
 * :class:`Progress` (pure) holds the counts and formats the line: ``provenai 37/122 cases ·
-  suites/test_influence.py::test_influence · 14.2 s/case · ETA 20m14s · slow: <case> 48 s
-  in influence (10 ablations, exact, 4 model calls)``. The per-case time is the wall time
-  since the first case started divided by the cases done, so under xdist it already counts
-  the workers running side by side.
+  suites/test_influence.py::test_influence · 58.3 s/case · ETA 20m14s · slow: <case> 48 s
+  in influence (10 ablations, exact, 4 model calls)``. Each finished case item brings its
+  own duration (setup + call + teardown, as its process measured it). The test named is the
+  test function (node id before ``[``) of the last finished case item, and ``s/case`` is that
+  function's own mean seconds per case. The ETA is estimated per test function, since one
+  suite's cases can cost a hundred times another's (influence ≈ 60 s, attribution ≈ 0.6 s):
+  remaining work = Σ over test functions of its unfinished case items × its mean seconds per
+  finished case, divided by the processes running cases (never more than the unfinished
+  cases). The cases running now count as unfinished, so the ETA can run ahead by up to one
+  case per worker. While a test function with unfinished cases has no finished case yet
+  there is no honest number, and the line says ``ETA unknown``.
+
+  The processes (``plugin._test_processes``) are the workers xdist starts, counted on the
+  controller from its ``tx`` list when xdist distributes at all (``--dist`` not ``no``):
+  ``-n N`` sets ``tx`` to N ``popen`` specs after xdist turned ``auto``/``logical`` into a
+  number and ``--maxprocesses`` capped it, and ``--tx 3*popen`` counts 3. Without xdist
+  (``-p no:xdist``), with ``-n 0`` (xdist sets ``dist=no``, ``tx=[]``) or ``--pdb`` it is 1.
+  This is known before the first report, unlike counting the workers seen in reports (which
+  starts at 1 while every worker runs its first slow case); the distinct ``worker_id`` of
+  the reports only raises it, should more workers report than were configured.
 * :class:`LiveStatus` runs in every process that runs tests: what this process is doing now
   (the case, since when, and during the influence layer how many ablations, in which mode,
   and the model calls made so far). Under xdist each worker writes it to a small JSON file
   in a folder the controller hands out (``workerinput``), once a second while it changes.
 * :class:`ProgressReporter` runs on the controller (or the only process). It counts finished
   case items from the reports (``pytest_runtest_logreport``, the same stream the records
-  ride on) and the total from the plan's case items. On a terminal (``live``) it redraws one
-  status line below pytest's own output once a second, writing to ``/dev/tty`` so pytest's
-  output capture never swallows it; otherwise (``plain``, CI logs) it writes one ordinary
-  line at most every ``--provenai-progress-every`` seconds as cases finish. ``-q -q`` or
-  ``--provenai-progress off`` silences it.
+  ride on; under xdist the workers' reports, with their ``duration`` and ``worker_id``) and
+  the total from the plan's case items; it sums each node id's setup, call and teardown
+  ``duration`` and hands the sum to :meth:`Progress.finish` with the teardown. On a terminal
+  (``live``) it redraws one status line below pytest's own output once a second, writing to
+  ``/dev/tty`` so pytest's output capture never swallows it; otherwise (``plain``, CI logs)
+  it writes one ordinary line at most every ``--provenai-progress-every`` seconds as cases
+  finish. ``-q -q`` or ``--provenai-progress off`` silences it.
 """
 
 from __future__ import annotations
@@ -49,38 +67,47 @@ def fmt_duration(seconds: float) -> str:
 
 
 class Progress:
-    """Counts and the line (no I/O). ``clock`` is wall-clock seconds."""
+    """Counts, per-test-function costs and the line (no I/O). ``clock`` is wall-clock seconds
+    (for how long a running case has run); ``workers`` the processes running cases."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time, workers: int = 1) -> None:
         self.clock = clock
-        self.started: float | None = None
-        self.finished: set[str] = set()
-        self.current_test: str | None = None
+        self.workers = max(1, workers)
+        self._lock = threading.Lock()  # the live line is drawn from a thread
+        self._seconds: dict[str, float] = {}  # finished node id -> its duration, in order
+        self._seen: set[str] = set()  # workers whose reports arrived
 
-    def start(self) -> None:
-        if self.started is None:
-            self.started = self.clock()
-
-    def finish(self, nodeid: str) -> None:
-        self.start()
-        self.finished.add(nodeid)
-        self.current_test = nodeid.split("[", 1)[0]
+    def finish(self, nodeid: str, seconds: float, worker: str | None = None) -> None:
+        """``nodeid`` finished after ``seconds`` of setup, call and teardown (on ``worker``)."""
+        with self._lock:
+            self._seconds.pop(nodeid, None)  # a rerun counts once, as the last finished
+            self._seconds[nodeid] = max(0.0, float(seconds))
+            if worker is not None:
+                self._seen.add(worker)
 
     def line(self, cases: set[str], running: list[dict[str, Any]]) -> str | None:
         """The status line over the case items ``cases`` (None when there are none)."""
         total = len(cases)
         if not total:
             return None
-        done = len(self.finished & cases)
+        with self._lock:
+            finished = [(n, s) for n, s in self._seconds.items() if n in cases]
+            workers = max(self.workers, len(self._seen))
+        count: dict[str, int] = {}
+        spent: dict[str, float] = {}
+        for nodeid, seconds in finished:
+            test = _test_of(nodeid)
+            count[test] = count.get(test, 0) + 1
+            spent[test] = spent.get(test, 0.0) + seconds
+        done = len(finished)
         parts = [f"provenai {done}/{total} cases"]
-        if self.current_test:
-            parts.append(self.current_test)
+        if finished:
+            current = _test_of(finished[-1][0])
+            parts.append(current)
+            parts.append(f"{spent[current] / count[current]:.1f} s/case")
+        if done < total:
+            parts.append(f"ETA {_eta(cases - {n for n, _ in finished}, count, spent, workers)}")
         now = self.clock()
-        if done and self.started is not None:
-            per_case = (now - self.started) / done
-            parts.append(f"{per_case:.1f} s/case")
-            if done < total:
-                parts.append(f"ETA {fmt_duration(per_case * (total - done))}")
         slow = [r for r in running if now - float(r.get("since", now)) >= SLOW_SECONDS]
         if slow:
             r = max(slow, key=lambda r: now - float(r["since"]))
@@ -93,6 +120,24 @@ class Progress:
                 what += f" in influence ({detail})"
             parts.append(what)
         return " · ".join(parts)
+
+
+def _test_of(nodeid: str) -> str:
+    """The test function of a node id (the id before its parameters)."""
+    return nodeid.split("[", 1)[0]
+
+
+def _eta(remaining: set[str], count: dict[str, int], spent: dict[str, float], workers: int) -> str:
+    """Σ remaining cases × their test function's mean seconds per case, over the processes
+    that can run them; ``unknown`` while a test function with remaining cases has none done."""
+    todo: dict[str, int] = {}
+    for nodeid in remaining:
+        test = _test_of(nodeid)
+        todo[test] = todo.get(test, 0) + 1
+    if any(test not in count for test in todo):
+        return "unknown"
+    work = sum(n * spent[test] / count[test] for test, n in todo.items())
+    return fmt_duration(work / max(1, min(workers, len(remaining))))
 
 
 class LiveStatus:
@@ -186,6 +231,7 @@ class ProgressReporter:
         write_line: Callable[[str], None],
         column: Callable[[], int],
         tty: IO[str] | None = None,
+        workers: int = 1,
     ) -> None:
         self.mode = mode
         self.every = every
@@ -194,7 +240,8 @@ class ProgressReporter:
         self.write_line = write_line
         self.column = column
         self.tty = tty
-        self.progress = Progress()
+        self.progress = Progress(workers=workers)
+        self._spent: dict[str, float] = {}  # node id -> seconds of its reports so far
         self._last_plain = time.time()
         self._lock = threading.Lock()
         self._drawn = False
@@ -207,14 +254,16 @@ class ProgressReporter:
             )
             self._thread.start()
 
-    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
-        self.progress.start()
-
     def pytest_runtest_logreport(self, report: Any) -> None:
         if getattr(report, "provenai_gate", False):
             return
+        nodeid = report.nodeid
+        seconds = self._spent.get(nodeid, 0.0) + float(getattr(report, "duration", 0.0) or 0.0)
+        self._spent[nodeid] = seconds
         if report.when == "teardown":
-            self.progress.finish(report.nodeid)
+            del self._spent[nodeid]
+            worker = getattr(report, "worker_id", None)  # set by xdist on a worker's reports
+            self.progress.finish(nodeid, seconds, worker if isinstance(worker, str) else None)
             if self.mode == "plain":
                 now = time.time()
                 if now - self._last_plain >= self.every:
