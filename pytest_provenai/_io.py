@@ -93,6 +93,12 @@ def _is_surrogate(ch: str) -> bool:
     return "\ud800" <= ch <= "\udfff"
 
 
+MAX_RECORD_TEXT = 20_000
+"""Characters kept of any one text in a record, a trace summary or the tool server's log (a
+model, pipeline or client can send megabytes); a cut says so (a record's ``sanitized`` list,
+a trace graph's ``meta``)."""
+
+
 def json_safe(value: Any, *, max_chars: int, where: str = "") -> tuple[Any, list[str]]:
     """A copy of the JSON value ``value`` that any JSON writer can store, and what was changed
     to get it, one line per change (``"<json path>: <what>"``):

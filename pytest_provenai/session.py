@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_provenai import cache_layout
 from pytest_provenai import gates as gates_mod
-from pytest_provenai._io import atomic_write_json, json_safe
+from pytest_provenai._io import MAX_RECORD_TEXT, atomic_write_json, json_safe
 from pytest_provenai.errors import FixtureError
 from pytest_provenai.frozen.model import AnyCase
 from pytest_provenai.options import Settings, sample_indices, worker_device
@@ -44,10 +44,6 @@ from pytest_provenai.subject.trace import Trace
 
 if TYPE_CHECKING:  # the runtime imports the attribution layer; built on first use only
     from pytest_provenai.verify.runtime import AttributionRuntime
-
-MAX_RECORD_TEXT = 20_000
-"""Characters kept of any one text in a record (a model or pipeline can return megabytes);
-a cut text says so in the record's ``sanitized`` list."""
 
 
 @dataclass

@@ -157,6 +157,23 @@ def test_missing_manifest(set_dir: Path) -> None:
     assert err.actual == "no such file"
 
 
+def test_a_case_file_that_is_a_fifo_is_named_for_what_it_is_and_never_opened(
+    set_dir: Path,
+) -> None:
+    (set_dir / CASE1).unlink()
+    os.mkfifo(set_dir / CASE1)  # opening it for reading would block forever
+    err = load_error(set_dir)
+    assert err.pointer == "/files/cases~1case1.json"
+    assert err.actual == "a FIFO (named pipe), not a regular file"
+
+
+def test_a_hotpotqa_input_that_is_a_fifo_is_named_for_what_it_is(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "dev.json")
+    with pytest.raises(FixtureError) as info:
+        freeze_hotpotqa(tmp_path / "dev.json", tmp_path / "out")
+    assert info.value.actual == "a FIFO (named pipe), not a regular file"
+
+
 # --------------------------------------------------------------------------- bytes and JSON
 
 

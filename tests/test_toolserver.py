@@ -197,3 +197,149 @@ def test_mcp_subject_agent_mode_records_gold_access(tools: HotpotTools, case: Ca
         "get_supporting_facts",
         "get_evidence_document",
     ]
+
+
+# -- every line a client sends gets an answer (issue 22) ------------------------------------------
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+
+
+def serve_lines(lines: list[bytes], timeout: float = 60.0) -> tuple[list[dict[str, Any]], str]:
+    """Feed raw lines to `provenai mcp serve` (stdin then closed); its replies, its stderr."""
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_provenai.cli", "mcp", "serve", "--fixtures", str(FIRST)],
+        input=b"".join(line + b"\n" for line in lines),
+        capture_output=True,
+        timeout=timeout,
+        env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
+    )
+    replies = [json.loads(r) for r in proc.stdout.decode("utf-8").splitlines() if r.strip()]
+    return replies, proc.stderr.decode("utf-8", "replace")
+
+
+def rpc(id_: Any, method: str, params: dict[str, Any] | None = None) -> bytes:
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return json.dumps(msg).encode()
+
+
+@pytest.mark.slow
+def test_stdio_server_answers_every_malformed_line_and_keeps_serving() -> None:
+    search = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search_hotpotqa",'
+    lines = [
+        rpc(1, "tools/list"),  # before initialize
+        json.dumps(INIT).encode(),
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        (search % 2).encode() + b'"arguments":{"query":"a\\ud800b"}}}',  # lone surrogate
+        (search % 3).encode() + b'"arguments":{"query":"x","k":true}}}',  # bool for an int
+        b"not json",
+        b"{",
+        b"[]",
+        b"\xff\xfe",
+        b"[" * 100_000,
+        rpc(None, "tools/list"),
+        b'{"jsonrpc":"2.0","id":"a\\udc00","method":"tools/list"}',
+        b'{"jsonrpc":"1.0","id":7,"method":"tools/list"}',
+        rpc(9, "tools/list"),  # and the server still serves
+    ]
+    replies, stderr = serve_lines(lines)
+    by_id = {r.get("id"): r for r in replies if r.get("id") is not None}
+    nulls = [r for r in replies if r.get("id") is None]
+    assert (
+        by_id[1]["error"]["code"] == -32600 and "before initialize" in by_id[1]["error"]["message"]
+    )
+    surrogate = by_id[2]["result"]
+    assert surrogate["isError"] and "argument 'query' is not Unicode text" in str(surrogate)
+    assert by_id[3]["result"]["isError"] and "valid integer" in str(by_id[3]["result"])
+    assert by_id[7]["error"]["code"] == -32600
+    assert sorted(t["name"] for t in by_id[9]["result"]["tools"]) == sorted(TOOL_NAMES)
+    codes = sorted(r["error"]["code"] for r in nulls)
+    # not json, "{", 0xff, deep nesting: parse errors; [], id null, id with a surrogate: invalid
+    assert codes == [-32700] * 4 + [-32600] * 3
+    assert any("nesting deeper than 64" in r["error"]["message"] for r in nulls)
+    assert any("not UTF-8" in r["error"]["message"] for r in nulls)
+    assert stderr.count("provenai mcp: refused:") == 9
+
+
+def test_the_server_log_caps_argument_text_and_records_the_cut(tools: HotpotTools) -> None:
+    from pytest_provenai.toolserver.server import MAX_ARGUMENT_TEXT
+
+    server = build_server(tools)
+    huge = "q" * (MAX_ARGUMENT_TEXT * 50)
+    with ToolSession(server.mcp, "cap") as s:
+        s.call("search_hotpotqa", query=huge, k=1)
+        s.call("search_hotpotqa", query="Scott Derrickson", k=1)
+    logged = server.log.calls
+    assert len(logged[0].arguments["query"]) == MAX_ARGUMENT_TEXT
+    assert logged[1].arguments == {"query": "Scott Derrickson", "k": 1}
+    graph = server.log.graph("cap")
+    assert graph["meta"]["stored_arguments"] == [
+        f"call 0 (search_hotpotqa) arguments/query: cut to {MAX_ARGUMENT_TEXT} of "
+        f"{len(huge)} characters"
+    ]
+    assert len(json.dumps(graph)) < 3 * MAX_ARGUMENT_TEXT
+    # the digest still pins the whole argument
+    from pytest_provenai.frozen.traces import canonical_arguments
+
+    assert logged[0].arguments_sha256 == canonical_arguments({"query": huge, "k": 1})[1]
+
+
+def graph_file(tools: HotpotTools, tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    with ToolSession(build_server(tools).mcp, "g") as s:
+        s.call("get_example", example_id=CASE_ID)
+    path = tmp_path / "graph.json"
+    graph = s.graph()
+    path.write_text(json.dumps(graph), encoding="utf-8")
+    return path, graph
+
+
+@pytest.mark.parametrize(
+    ("change", "pointer", "said"),
+    [
+        (lambda g: g["nodes"][1].pop("result_sha256"), "/nodes/1/result_sha256", "get_trace_graph"),
+        (lambda g: g["nodes"][1].pop("error"), "/nodes/1/error", "the field is missing"),
+        (lambda g: g["nodes"][1].pop("index"), "/nodes/1/index", "the field is missing"),
+        (lambda g: g["nodes"][1].update(arguments=[1]), "/nodes/1/arguments", "an array of 1"),
+        (lambda g: g.update(nodes={"a": 1}), "/nodes", "an object"),
+        (lambda g: g["nodes"].__setitem__(1, "call"), "/nodes/1", 'the string "call"'),
+        (lambda g: g.update(schema="x"), "/schema", 'the string "x"'),
+    ],
+)
+def test_replay_of_a_file_that_is_no_captured_graph_is_one_line_exit_2(
+    tools: HotpotTools,
+    tmp_path: Path,
+    capsys: Any,
+    change: Any,
+    pointer: str,
+    said: str,
+) -> None:
+    from pytest_provenai.cli import main
+
+    path, graph = graph_file(tools, tmp_path)
+    change(graph)
+    path.write_text(json.dumps(graph), encoding="utf-8")
+    assert main(["mcp", "replay", str(path), "--fixtures", str(FIRST)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"provenai: error: {path}#{pointer}: expected ")
+    assert said in err[0]
+
+
+def test_replay_of_a_deeply_nested_file_is_one_line_exit_2(tmp_path: Path, capsys: Any) -> None:
+    from pytest_provenai.cli import main
+
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert main(["mcp", "replay", str(path), "--fixtures", str(FIRST)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{path}: expected " in err[0] and "nest" in err[0]

@@ -26,7 +26,7 @@ from pytest_provenai._io import (
     sha256_text,
 )
 from pytest_provenai.errors import FixtureError, ProvenaiError
-from pytest_provenai.frozen.jsonread import describe_value
+from pytest_provenai.frozen.jsonread import describe_value, what_is_there
 from pytest_provenai.frozen.load import (
     CASES_DIR,
     ID_MAX_LENGTH,
@@ -309,13 +309,9 @@ def freeze_hotpotqa(
     set_name = name if name is not None else Path(os.path.abspath(out)).name
     if not set_name:
         raise ProvenaiError("the fixture set name must not be empty")
-    if not src.is_file():
-        raise FixtureError(
-            shown_in,
-            "",
-            "a HotpotQA JSON file",
-            "a folder" if src.is_dir() else "no such file",
-        )
+    what = what_is_there(src)
+    if what is not None:
+        raise FixtureError(shown_in, "", "a HotpotQA JSON file", what)
     if split is None:
         split = infer_split(src.name)
     elif not split:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -26,6 +27,7 @@ __all__ = [
     "json_pointer",
     "parse_json_bytes",
     "read_bytes",
+    "what_is_there",
 ]
 
 PathLike: TypeAlias = "str | os.PathLike[str]"
@@ -254,9 +256,35 @@ def parse_json_bytes(data: bytes, path: str) -> Any:
     return doc
 
 
+def what_is_there(file: Path) -> str | None:
+    """None when ``file`` is a regular file (symlinks followed), else what it is, for the
+    "got ..." half of a message: ``no such file``, ``a folder``, ``a FIFO (named pipe)``…"""
+    try:
+        mode = file.stat().st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe), not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a regular file"
+    return "not a regular file"  # pragma: no cover
+
+
 def read_bytes(file: Path, shown: str) -> bytes:
-    """The bytes of ``file``; a missing, folder or unreadable file is a FixtureError naming
-    ``shown``."""
+    """The bytes of ``file``; a missing, folder, FIFO, device or unreadable file is a
+    FixtureError naming ``shown`` (a FIFO is never opened: reading one would block)."""
+    what = what_is_there(file)
+    if what is not None:
+        expected = "an existing file" if what == "no such file" else "a file"
+        raise FixtureError(shown, "", expected, what)
     try:
         return file.read_bytes()
     except FileNotFoundError:

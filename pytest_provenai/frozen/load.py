@@ -42,6 +42,7 @@ from pytest_provenai.frozen.jsonread import (
     json_pointer,
     parse_json_bytes,
     read_bytes,
+    what_is_there,
 )
 from pytest_provenai.frozen.kinds import (
     FIXTURE_KINDS,
@@ -157,12 +158,10 @@ def _check_entry(key: str, root: Path, root_real: Path, manifest_shown: str) -> 
             "a path inside the set folder",
             f"{json.dumps(key)}, which resolves to {real} through a symlink",
         )
-    if not file.is_file():
+    what = what_is_there(file)
+    if what is not None:
         raise FixtureError(
-            manifest_shown,
-            pointer,
-            f"an existing file {os.path.join(str(root), key)}",
-            "a folder" if file.is_dir() else "no such file",
+            manifest_shown, pointer, f"an existing file {os.path.join(str(root), key)}", what
         )
     return file
 

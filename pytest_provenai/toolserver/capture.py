@@ -14,15 +14,17 @@ a fresh server and fails on any result whose digest (or error flag) changed.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from pytest_provenai._io import sha256_text
 from pytest_provenai.attribution import require_extra
-from pytest_provenai.attribution.graph import AnswerNode, trace_graph
-from pytest_provenai.errors import AttributionError
+from pytest_provenai.attribution.graph import GRAPH_SCHEMA, AnswerNode, trace_graph
+from pytest_provenai.errors import AttributionError, FixtureError
 from pytest_provenai.frozen.traces import ToolCall, canonical_arguments
 from pytest_provenai.toolserver.tools import FAMILIES, GOLD_TOOLS, evidence_outputs
 
@@ -160,6 +162,67 @@ class ReplayMismatch:
 
     def line(self) -> str:
         return f"call {self.index} ({self.tool}): expected {self.expected}, got {self.got}"
+
+
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_CALL_FIELDS: tuple[tuple[str, str, Callable[[Any], bool]], ...] = (
+    ("index", "an integer call index >= 0", lambda v: type(v) is int and v >= 0),
+    ("tool", "a tool name", lambda v: isinstance(v, str) and v != ""),
+    ("arguments", "an object of arguments", lambda v: isinstance(v, dict)),
+    ("error", "true or false", lambda v: isinstance(v, bool)),
+    (
+        "result_sha256",
+        "the sha256 of the call's result (only a graph the audit captured, under "
+        "--provenai-mcp-traces, has it; get_trace_graph's does not)",
+        lambda v: isinstance(v, str) and _SHA256.match(v) is not None,
+    ),
+)
+
+
+def read_graph(path: Path) -> dict[str, Any]:
+    """A captured trace graph from ``path``, checked before anything is replayed: strict
+    JSON (:func:`~pytest_provenai.frozen.jsonread.parse_json_bytes`: nesting, NaN, lone
+    surrogates), the graph schema, ``nodes`` a list of objects, and every call node with an
+    integer ``index``, a ``tool`` name, ``arguments`` object, ``error`` flag and the
+    ``result_sha256`` only a captured graph has. Any problem is one
+    :class:`~pytest_provenai.errors.AttributionError` naming the file and JSON pointer."""
+    from pytest_provenai.frozen.jsonread import describe_value, json_pointer, parse_json_bytes
+    from pytest_provenai.frozen.jsonread import read_bytes as read_file_bytes
+
+    shown = str(path)
+    try:
+        graph = parse_json_bytes(read_file_bytes(path, shown), shown)
+    except FixtureError as exc:
+        raise AttributionError(str(exc)) from None
+
+    def bad(pointer: str, expected: str, node: Any, key: str | None = None) -> AttributionError:
+        if key is None:
+            got = describe_value(node)
+        else:
+            got = describe_value(node[key]) if key in node else "nothing (the field is missing)"
+        where = f"{shown}#{pointer}" if pointer else shown
+        return AttributionError(f"{where}: expected {expected}, got {got}")
+
+    if not isinstance(graph, dict):
+        raise bad("", f"a trace graph object (schema {GRAPH_SCHEMA})", graph)
+    if graph.get("schema") != GRAPH_SCHEMA:
+        raise bad("/schema", f'"{GRAPH_SCHEMA}"', graph, "schema")
+    nodes = graph.get("nodes")
+    if not isinstance(nodes, list):
+        raise bad("/nodes", "a list of nodes", graph, "nodes")
+    calls = 0
+    for i, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            raise bad(json_pointer("nodes", i), "a node object", node)
+        if node.get("type") != "call":
+            continue
+        calls += 1
+        for key, expected, ok in _CALL_FIELDS:
+            if not ok(node.get(key)):
+                raise bad(json_pointer("nodes", i, key), expected, node, key)
+    if not calls:
+        raise AttributionError(f"{shown}#/nodes: no call nodes; nothing to replay")
+    return graph
 
 
 def replay(graph: Mapping[str, Any], server: Any) -> list[ReplayMismatch]:

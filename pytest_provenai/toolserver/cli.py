@@ -5,13 +5,13 @@
 
 ``serve`` speaks MCP on stdin/stdout (log lines go to stderr). ``replay`` reissues every call
 of a graph captured by the audit and exits 1 naming each call whose result digest or error
-flag changed.
+flag changed; a file that is not a captured graph is one ``provenai: error:`` line naming
+the file and the JSON pointer, exit 2 (1 means "calls changed" only).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -46,28 +46,22 @@ def load_tools(fixtures: list[str], index: str | None) -> object:
 def _serve(args: argparse.Namespace) -> int:
     from pytest_provenai.attribution import require_extra
     from pytest_provenai.toolserver.server import build_server
+    from pytest_provenai.toolserver.stdio import serve_stdio
     from pytest_provenai.toolserver.tools import HotpotTools
 
     require_extra("mcp")
     tools = load_tools(args.fixtures, args.index)
     assert isinstance(tools, HotpotTools)
-    build_server(tools).mcp.run("stdio")
+    serve_stdio(build_server(tools).mcp)
     return 0
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from pytest_provenai.toolserver.capture import replay
+    from pytest_provenai.toolserver.capture import read_graph, replay
     from pytest_provenai.toolserver.server import build_server
     from pytest_provenai.toolserver.tools import HotpotTools
 
-    try:
-        graph = json.loads(Path(args.graph).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise AttributionError(f"{args.graph}: no such trace graph file") from None
-    except ValueError as exc:
-        raise AttributionError(f"{args.graph}: not JSON ({exc})") from None
-    if not isinstance(graph, dict) or graph.get("schema") != "provenai-trace-graph/1":
-        raise AttributionError(f"{args.graph}: not a trace graph (schema provenai-trace-graph/1)")
+    graph = read_graph(Path(args.graph))
     tools = load_tools(args.fixtures, args.index)
     assert isinstance(tools, HotpotTools)
     mismatches = replay(graph, build_server(tools).mcp)
