@@ -2,6 +2,13 @@
 latency per claim and per answer, and the forest's fit time.
 
     python benchmarks/bench_attribution.py [--repeats 3] [--json out.json] [--skip-lm]
+    python benchmarks/bench_attribution.py --sets handwritten-claims-test handwritten-probes-test
+
+With ``--sets`` only the shipped verifier (features + forest at the chosen threshold) runs,
+on the named sets under fixtures/ (no latency, LM rows or sweep): the table above plus the
+issue-23 rates (supported accepted, contradictions judged supported, stated families
+recognised, non-factual claims that block) and, where the set has a ``categories.json``
+(the hand-written sets), verdict accuracy per claim category.
 
 Per labelled set (fixtures/synthetic-mcp-traces, fixtures/hotpotqa-claims-test,
 fixtures/hotpotqa-conflation-probes) four verifier configurations run through the real
@@ -78,15 +85,128 @@ def feature_threshold(table: FeatureTable, feature: str) -> float:
     return choose_threshold(sweep([float(r["features"][feature]) for r in validation], validation))
 
 
-def run_set(name: str, auditor: Auditor) -> dict[str, Any]:
+def set_records(name: str, auditor: Auditor) -> list[dict[str, Any]]:
     records = []
     for case in load_fixture_set(REPO / "fixtures" / name).cases:
         if isinstance(case, TraceCase):
             records.append(trace_record(case, auditor))
         else:
             records.append(probe_record(case, auditor))  # type: ignore[arg-type]
-    agg = aggregate(records, ATTRIBUTION_METRICS)
+    return records
+
+
+def run_set(name: str, auditor: Auditor) -> dict[str, Any]:
+    agg = aggregate(set_records(name, auditor), ATTRIBUTION_METRICS)
     return {k: v["value"] for k, v in agg.items()}
+
+
+def _claims_with_category(
+    name: str, records: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], str | None]]:
+    """Every labelled claim of the records with its category from the set's
+    ``categories.json`` (None when the set has none)."""
+    path = REPO / "fixtures" / name / "categories.json"
+    cats = json.loads(path.read_text(encoding="utf-8"))["claims"] if path.is_file() else {}
+    out = []
+    for r in records:
+        for a in r["attribution"]["answers"]:
+            per = cats.get(r["case_id"], {}).get(a["id"])
+            for j, c in enumerate(a["claims"]):
+                if c.get("gold") is not None:
+                    out.append((c, per[j] if per else None))
+    return out
+
+
+def _rate(hits: int, n: int) -> str:
+    return f"{hits}/{n} = {hits / n:.3f}" if n else "—"
+
+
+def issue23_rates(name: str, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The rates issue 23 asks for, as counts, and verdict accuracy per claim category."""
+    claims = _claims_with_category(name, records)
+
+    def count(keep: Any, hit: Any) -> list[int]:
+        chosen = [c for c, cat in claims if keep(c, cat)]
+        return [sum(bool(hit(c)) for c in chosen), len(chosen)]
+
+    def recognised(c: dict[str, Any]) -> bool:
+        att = c["attribution"]
+        return bool(att["status"] == "stated" and att["family"] == c["gold"]["stated_family"])
+
+    out: dict[str, Any] = {
+        "verdict_accuracy": count(
+            lambda c, _: True, lambda c: c["verdict"] == c["gold"]["verdict"]
+        ),
+        "supported_accepted": count(
+            lambda c, _: c["gold"]["verdict"] == "supported", lambda c: c["verdict"] == "supported"
+        ),
+        "contradicted_judged_supported": count(
+            lambda c, _: c["gold"]["verdict"] == "contradicted",
+            lambda c: c["verdict"] == "supported",
+        ),
+        "contradicted_labelled_contradicted": count(
+            lambda c, _: c["gold"]["verdict"] == "contradicted",
+            lambda c: c["verdict"] == "contradicted",
+        ),
+        "stated_family_recognised": count(
+            lambda c, _: c["gold"]["stated_family"] is not None, recognised
+        ),
+        "non_factual_blocking": count(
+            lambda c, _: c["gold"]["verdict"] == "non_factual",
+            lambda c: c["verdict"] != "non_factual",
+        ),
+    }
+    agg = aggregate(records, ATTRIBUTION_METRICS)
+    for key in ("probe_block_rate", "conflation_label_rate", "control_allow_rate"):
+        if agg.get(key, {}).get("value") is not None:
+            out[key] = agg[key]["value"]
+    per: dict[str, dict[str, Any]] = {}
+    for c, cat in claims:
+        if cat is None:
+            continue
+        row = per.setdefault(cat, {"n": 0, "correct": 0, "supported": 0, "verdicts": {}})
+        row["n"] += 1
+        row["correct"] += c["verdict"] == c["gold"]["verdict"]
+        row["supported"] += c["verdict"] == "supported"
+        row["verdicts"][c["verdict"]] = row["verdicts"].get(c["verdict"], 0) + 1
+    out["per_category"] = dict(sorted(per.items()))
+    return out
+
+
+def print_issue23(name: str, rates: dict[str, Any]) -> None:
+    print(f"\n### {name}: issue-23 rates\n")
+    for key, value in rates.items():
+        if key == "per_category":
+            continue
+        text = _rate(*value) if isinstance(value, list) else f"{value:.3f}"
+        print(f"{key:<36}{text}")
+    if rates["per_category"]:
+        print(f"\n{'category':<30}{'n':>5}{'verd acc':>10}{'judged sup':>12}  verdicts")
+        for cat, row in rates["per_category"].items():
+            verdicts = ", ".join(f"{k} {v}" for k, v in sorted(row["verdicts"].items()))
+            print(
+                f"{cat:<30}{row['n']:>5}{row['correct'] / row['n']:>10.3f}"
+                f"{row['supported'] / row['n']:>12.3f}  {verdicts}"
+            )
+
+
+def run_named_sets(names: list[str], json_out: str | None) -> None:
+    """``--sets``: the shipped verifier on the named sets (see the module docstring)."""
+    calibrator = fit_calibrator(SHIPPED_TABLE)
+    label = f"features + forest (t={calibrator.threshold:g})"
+    auditor = Auditor(Verifier(MiniLMEncoder(), ForestChecker(calibrator)))
+    out: dict[str, Any] = {"chosen_threshold": calibrator.threshold}
+    print("# Attribution verifier on named sets (the shipped verifier)")
+    for name in names:
+        records = set_records(name, auditor)
+        agg = aggregate(records, ATTRIBUTION_METRICS)
+        values = {k: v["value"] for k, v in agg.items()}
+        rates = issue23_rates(name, records)
+        out[name] = {label: values, "issue23": rates}
+        print_table(name, {label: values})
+        print_issue23(name, rates)
+    if json_out:
+        Path(json_out).write_text(json.dumps(out, indent=2, sort_keys=True), encoding="utf-8")
 
 
 def _cell(value: float | None) -> str:
@@ -165,7 +285,16 @@ def main() -> None:
         action="store_true",
         help="leave out the LM-feature rows (the default model scores every claim: ~40 min)",
     )
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        metavar="NAME",
+        help="run only the shipped verifier on these sets under fixtures/ (see above)",
+    )
     args = parser.parse_args()
+    if args.sets:
+        run_named_sets(args.sets, args.json)
+        return
     out: dict[str, Any] = {}
 
     fit_times = []
