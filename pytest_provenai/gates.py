@@ -113,7 +113,8 @@ def parse_marker(test: str, marker: str, kwargs: Mapping[str, Any]) -> list[Gate
             )
         problem = allowed[name].check_bound(bound)
         if problem is not None:
-            raise ConfigError(f"{test}: @pytest.mark.{marker}({name}={bound!r}) {problem}")
+            shown = Metric.shown_bound(bound)
+            raise ConfigError(f"{test}: @pytest.mark.{marker}({name}={shown}) {problem}")
         specs.append(GateSpec(test, marker, name, float(bound)))
     return specs
 

@@ -8,11 +8,13 @@ it works on a getter ``get(name) -> value`` that the plugin builds from ``pytest
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import platform
 import re
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -514,6 +516,17 @@ def check_writable_file(name: str, target: Path) -> None:
         raise ConfigError(
             f"{flag(name)}: cannot write in {parent} (permission denied); give a writable path"
         )
+    if parent.is_dir():  # access() says yes for root or /proc: create and remove a real file
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".provenai-probe.", suffix=".tmp", dir=parent)
+        except OSError as exc:
+            raise ConfigError(
+                f"{flag(name)}: cannot write in {parent} ({exc.strerror or exc}); give a "
+                "writable path"
+            ) from None
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
 
 
 # -- served models (--provenai-backend openai) -------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -240,3 +241,38 @@ def test_infinite_kl_is_none_in_the_record_and_fails_a_kl_gate_closed() -> None:
         GateSpec("t", "influence", "kl_mean", 0.01), [{"case_id": "c", "influence": layer}], seed=0
     )
     assert not result.passed and "fail closed" in result.reason
+
+
+@pytest.mark.parametrize(
+    ("side", "row", "said"),
+    [
+        (
+            "ablated",
+            [-math.inf, -math.inf],
+            "ablated log-probability row at output position 1 is all -inf",
+        ),
+        (
+            "full",
+            [-math.inf, -math.inf],
+            "full-context log-probability row at output position 1 is all -inf",
+        ),
+        (
+            "full",
+            [0.0, math.inf],
+            "full-context log-probability row at output position 1 holds +inf",
+        ),
+        ("ablated", [math.inf, 0.0], "ablated log-probability row at output position 1 holds +inf"),
+        ("ablated", [math.nan, 0.0], "ablated log-probability row at output position 1 holds NaN"),
+    ],
+)
+def test_degenerate_rows_are_a_backend_error_naming_the_position(
+    side: str, row: list[float], said: str
+) -> None:
+    from pytest_provenai.errors import BackendError
+
+    good = np.log(np.array([[0.5, 0.5], [0.25, 0.75]]))
+    bad = good.copy()
+    bad[1] = row
+    full, ablated = (bad, good) if side == "full" else (good, bad)
+    with pytest.raises(BackendError, match=re.escape(said)):
+        klmod.kl_rows(full, ablated)

@@ -94,6 +94,18 @@ def test_gate_bounds_outside_the_metric_range_are_config_errors(
     assert problem in message and metric in message and "\n" not in message
 
 
+def test_a_huge_integer_bound_is_shown_once_by_its_size() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_marker("t.py::test", "fidelity", {"answer_accuracy": 10**400})
+    assert str(info.value) == (
+        "t.py::test: @pytest.mark.fidelity(answer_accuracy=<an integer of about 401 digits>) "
+        "needs a finite bound"
+    )
+    with pytest.raises(ConfigError) as info:
+        parse_marker("t.py::test", "fidelity", {"answer_accuracy": 1.5})
+    assert str(info.value).count("1.5") == 1
+
+
 def test_count_metrics_take_bounds_above_one() -> None:
     assert MARKER_METRICS["influence"]["uncited_influential"].range == COUNT
     (spec,) = parse_marker("t", "influence", {"uncited_influential": 5.5})

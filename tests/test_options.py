@@ -70,3 +70,13 @@ def test_sample_indices_deterministic_and_ordered() -> None:
     assert a != opt.sample_indices(60, 10, 43)
     assert opt.sample_indices(5, None, 1) == [0, 1, 2, 3, 4]
     assert opt.sample_indices(5, 9, 1) == [0, 1, 2, 3, 4]
+
+
+def test_the_writable_preflight_creates_and_removes_a_real_file(tmp_path: Path) -> None:
+    from pytest_provenai.errors import ConfigError
+    from pytest_provenai.options import check_writable_file
+
+    check_writable_file("provenai_results", tmp_path / "new" / "results.json")
+    assert list(tmp_path.iterdir()) == []  # the probe file is gone, no folder was made
+    with pytest.raises(ConfigError, match=r"^--provenai-results: cannot write in /proc \("):
+        check_writable_file("provenai_results", Path("/proc/r.json"))

@@ -479,6 +479,21 @@ def test_deeply_nested_or_nan_results_give_one_line_exit_2(
     assert not (tmp_path / "out.html").exists()
 
 
+def test_a_missing_or_fifo_results_file_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    good = write(tmp_path / "good.json", results({TEST: [fid("a", True, 1.0)]}))
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)  # reading it would block: it is named, never opened
+    for path, words in ((tmp_path / "gone.json", "no such file"), (fifo, "a FIFO")):
+        assert main(["compare", str(good), str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"provenai: error: {path}: ")
+        assert words in err
+
+
 def test_results_as_deep_as_the_deepest_shipped_records_read_back(tmp_path: Path) -> None:
     """Every shipped golden record (the records a run writes, up to 9 levels deep) inside
     one results file stays within the reader's nesting limit, with room to spare."""

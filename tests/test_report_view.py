@@ -113,6 +113,10 @@ def test_report_is_written_at_the_end_of_the_run(
     ("args", "message"),
     [
         (["--provenai-report=."], "*--provenai-report: * is a folder; give a file path*"),
+        (  # access() says yes there (root): the preflight creates a real file to know
+            ["--provenai-results=/proc/r.json"],
+            "*--provenai-results: cannot write in /proc (*); give a writable path",
+        ),
         (
             ["--provenai-report=results.json"],
             "*--provenai-report: *results.json is also the results JSON*",

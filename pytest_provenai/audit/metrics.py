@@ -107,21 +107,32 @@ class Metric:
         num, den = _pair(self.ratio(record))
         return num / den if den else None
 
+    @staticmethod
+    def shown_bound(bound: Any) -> str:
+        """``bound`` as messages show it: its repr, but an integer too large for a float
+        bound by its digit count (``10**400`` in full is 401 digits)."""
+        if isinstance(bound, int) and not isinstance(bound, bool) and abs(bound) >= 10**16:
+            return (
+                f"<an integer of about {int(abs(bound).bit_length() * math.log10(2)) + 1} digits>"
+            )
+        return repr(bound)
+
     def check_bound(self, bound: Any) -> str | None:
         """Why ``bound`` cannot be a gate bound of this metric, or None when it can: it must
-        be a finite number inside :attr:`range`."""
+        be a finite number inside :attr:`range`. The message does not repeat the value (the
+        caller shows it once, with :meth:`shown_bound`)."""
         if isinstance(bound, bool) or not isinstance(bound, (int, float)):
             return "needs a number as its bound"
         try:
             value = float(bound)
         except OverflowError:
-            return f"needs a finite bound, got {bound!r}"
+            return "needs a finite bound"
         lo, hi = self.range
         where = f"[{lo:g}, {'∞' if hi is None else f'{hi:g}'}]"
         if not math.isfinite(value):
-            return f"needs a finite bound in {where}, got {bound!r}"
+            return f"needs a finite bound in {where}"
         if value < lo or (hi is not None and value > hi):
-            return f"needs a bound in {where} (the values this metric takes), got {bound!r}"
+            return f"needs a bound in {where} (the values this metric takes)"
         return None
 
     def info(self) -> dict[str, Any]:

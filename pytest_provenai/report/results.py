@@ -275,15 +275,11 @@ def load_results(path: str | Path) -> RunResults:
     (:func:`~pytest_provenai.frozen.jsonread.parse_json_bytes`): a hostile file gives one line,
     never a RecursionError. A run's own results nest about 12 levels (top level, records, the
     test's list, then a record, whose deepest shipped kind nests 9), well inside the limit."""
-    from pytest_provenai.frozen.jsonread import parse_json_bytes
+    from pytest_provenai.frozen.jsonread import parse_json_bytes, read_bytes
 
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise ResultsError(f"{p}: cannot be read ({type(exc).__name__}: {exc})") from None
-    try:
-        data = parse_json_bytes(raw, str(p))
+    try:  # read_bytes names a missing file, a folder or a FIFO (never opened) in one line
+        data = parse_json_bytes(read_bytes(p, str(p)), str(p))
     except FixtureError as exc:  # "<file>[#pointer]: expected ..., got ..."
         raise ResultsError(str(exc)) from None
     return results_from_json(data, str(p))

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_provenai.errors import BackendError
+
 __all__ = ["AblatedOutput", "KLProfile", "kl_profile", "kl_rows"]
 
 
@@ -78,20 +80,41 @@ class KLProfile:
         )
 
 
+def _check_rows(rows: Any, which: str) -> None:
+    """A row the backend returned that is no log-probability distribution is a
+    :class:`~pytest_provenai.errors.BackendError` naming the position, never a NaN or a
+    silent 0 KL: a NaN entry, a +inf entry, or a row that is all -inf (no token possible)."""
+    import numpy as np
+
+    problems = (
+        (np.isnan(rows).any(axis=-1), "holds NaN"),
+        (np.isposinf(rows).any(axis=-1), "holds +inf"),
+        (np.isneginf(rows).all(axis=-1), "is all -inf (no token has any probability)"),
+    )
+    for bad, what in problems:
+        if rows.ndim and bad.any():
+            t = int(np.argmax(bad))
+            raise BackendError(
+                f"the backend's {which} log-probability row at output position {t} {what}; "
+                "it is not a distribution, so no KL can be computed from it"
+            )
+
+
 def kl_rows(full_rows: Any, ablated_rows: Any) -> Any:
     """KL(p_t ‖ p'_t) per row, float64, from two ``[T, vocab]`` log-softmax arrays.
 
     Terms where p = 0 are 0 (the 0·log 0 = 0 convention), so ``-inf`` entries never give NaN;
     a row is ``inf`` when the ablated context gives probability 0 to a token the full context
-    can emit (:class:`KLProfile` keeps it; records say ``None`` with ``kl_infinite``)."""
+    can emit (:class:`KLProfile` keeps it; records say ``None`` with ``kl_infinite``). A row
+    that is no distribution (NaN, +inf, all -inf) is a BackendError naming its position."""
     import numpy as np
 
     p_log = np.asarray(full_rows, dtype=np.float64)
     q_log = np.asarray(ablated_rows, dtype=np.float64)
     if p_log.shape != q_log.shape:
         raise ValueError(f"row shapes differ: {p_log.shape} vs {q_log.shape}")
-    if np.isnan(p_log).any() or np.isnan(q_log).any():
-        raise ValueError("log-probability rows hold NaN")
+    for rows, which in ((p_log, "full-context"), (q_log, "ablated")):
+        _check_rows(rows, which)
     # Renormalise in float64 so float32 rounding of the inputs cannot make KL negative.
     with np.errstate(invalid="ignore", divide="ignore"):
         p_log = p_log - np.logaddexp.reduce(p_log, axis=-1, keepdims=True)
