@@ -10,7 +10,9 @@ The model parts are Protocols, so this module holds no model code: an :class:`En
 a :class:`SupportChecker` (the calibrated random forest, or a baseline), optionally an
 :class:`NLIJudge` and :class:`FeatureSource`\\ s (the LM feature). A checker or judge that
 raises makes the claims it was asked about ``failed`` (the answer is then blocked); nothing
-escapes.
+escapes. A :class:`ClaimJudge` (an LLM judge, :mod:`pytest_provenai.verify.judge`), when
+given, decides support in place of the checker: one call per claim on its routed premise, a
+call that raises fails that claim only, and the lexical rescue does not override it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pytest_provenai.frozen.traces import Evidence, EvidenceSet
 __all__ = [
     "PREMISE_BUDGET",
     "AnswerResult",
+    "ClaimJudge",
     "Encoder",
     "FeatureSource",
     "NLIJudge",
@@ -101,6 +104,20 @@ class NLIJudge(Protocol):
 
 
 @runtime_checkable
+class ClaimJudge(Protocol):
+    """Reads a claim and its routed premise and gives the verdict itself (an LLM judge):
+    with one, the checker's rows are not scored. Raises when it has no verdict."""
+
+    @property
+    def identity(self) -> dict[str, Any]: ...
+
+    @property
+    def threshold(self) -> float: ...
+
+    def judge(self, premise: str, claim: str) -> Judgement: ...
+
+
+@runtime_checkable
 class FeatureSource(Protocol):
     """Extra named features of a (premise, claim) pair (e.g. the LM log-likelihood)."""
 
@@ -151,23 +168,29 @@ class Verifier:
         nli: NLIJudge | None = None,
         extra: Sequence[FeatureSource] = (),
         premise_budget: int = PREMISE_BUDGET,
+        judge: ClaimJudge | None = None,
     ) -> None:
         self.encoder = encoder
         self.checker = checker
         self.nli = nli
         self.extra = tuple(extra)
         self.premise_budget = premise_budget
+        self.judge = judge
 
     @property
     def identity(self) -> dict[str, Any]:
         return {
             "encoder": self.encoder.identity,
             "checker": self.checker.identity,
-            "threshold": self.checker.threshold,
+            "threshold": self._threshold(),
             "nli": self.nli.identity if self.nli is not None else None,
             "extra": [f.identity for f in self.extra],
             "premise_budget": self.premise_budget,
+            **({"judge": self.judge.identity} if self.judge is not None else {}),
         }
+
+    def _threshold(self) -> float:
+        return self.judge.threshold if self.judge is not None else self.checker.threshold
 
     def prepare(self, claims: Sequence[Claim], evidence: EvidenceSet) -> list[PreparedClaim]:
         return prepare_claims(
@@ -189,7 +212,16 @@ class Verifier:
         rows = [p for p in prepared if p.row is not None]
         judgements: dict[int, Judgement] = {}
         error: str | None = prep_error
-        if rows and error is None:
+        claim_errors: dict[int, str] = {}
+        if rows and error is None and self.judge is not None:
+            for p in rows:  # one call per claim: a failed call fails that claim only
+                try:
+                    j = self.judge.judge(p.premise, p.claim.content)
+                    nli = self.nli.judge(p.premise, p.claim.content) if self.nli else None
+                    judgements[p.claim.index] = Judgement(j.p_support, j.head, nli)
+                except Exception as exc:
+                    claim_errors[p.claim.index] = f"{type(exc).__name__}: {exc}"
+        elif rows and error is None:
             try:
                 scored = self.checker.score([p.row for p in rows if p.row is not None])
                 if len(scored) != len(rows):
@@ -204,6 +236,7 @@ class Verifier:
             c = p.claim
             ev = p.evidence
             claim_error = error if (c.factual and (p.row is not None or prep_error)) else None
+            claim_error = claim_error or claim_errors.get(c.index)
             decisions.append(
                 decide(
                     index=c.index,
@@ -219,9 +252,9 @@ class Verifier:
                     route_status=p.route.status if not prep_error else "failed",
                     judgement=judgements.get(c.index),
                     error=claim_error,
-                    threshold=self.checker.threshold,
+                    threshold=self._threshold(),
                     missing=p.missing,
-                    rescue_ok=p.rescue_ok,
+                    rescue_ok=p.rescue_ok and self.judge is None,
                     best_chunk=p.best_chunk,
                 )
             )
