@@ -126,6 +126,12 @@ MCP_PIPELINE = "provenai_mcp_pipeline"
 VERIFY_TABLE = "provenai_verify_table"
 VERIFY_THRESHOLD = "provenai_verify_threshold"
 MCP_TRACES = "provenai_mcp_traces"
+VERIFY_JUDGE = "provenai_verify_judge"
+VERIFY_JUDGE_MODEL = "provenai_verify_judge_model"
+VERIFY_JUDGE_FORMAT = "provenai_verify_judge_format"
+VERIFY_JUDGE_TIMEOUT = "provenai_verify_judge_timeout"
+JUDGE_FORMATS = ("instruct", "minicheck")  # pytest_provenai.verify.judge.JUDGE_FORMATS
+DEFAULT_JUDGE_TIMEOUT = 120.0  # pytest_provenai.verify.judge.DEFAULT_JUDGE_TIMEOUT
 OPTIONS += (
     (
         REPAIR_ITERATIONS,
@@ -167,6 +173,31 @@ OPTIONS += (
         "attribution: folder for the captured MCP trace graphs (default: "
         "<cache>/mcp-traces; none with --provenai-no-cache)",
     ),
+    (
+        VERIFY_JUDGE,
+        "string",
+        "attribution: an LLM judge decides each claim's support instead of the calibrated "
+        "forest: the API root of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 "
+        "(key: $PROVENAI_JUDGE_API_KEY, else $PROVENAI_API_KEY)",
+    ),
+    (
+        VERIFY_JUDGE_MODEL,
+        "string",
+        "attribution: the model id the judge server serves (required with --provenai-verify-judge)",
+    ),
+    (
+        VERIFY_JUDGE_FORMAT,
+        "string",
+        "attribution: the judge's format: instruct (a verdict among supported / contradicted "
+        "/ not enough evidence) or minicheck (Document/Claim -> Yes/No with its logprob) "
+        "(default: instruct)",
+    ),
+    (
+        VERIFY_JUDGE_TIMEOUT,
+        "string",
+        "attribution: seconds one judge request may take before it is retried or fails "
+        "(default: 120)",
+    ),
 )
 
 BUILTIN_BACKENDS = ("transformers", "mlx", "openai")
@@ -202,6 +233,10 @@ class AttributionSettings:
     table: Path | None = None  # None: the shipped table
     threshold: float | None = None  # None: chosen on validation
     traces: Path | None = None
+    judge_url: str | None = None  # --provenai-verify-judge: the judge replaces the forest
+    judge_model: str | None = None
+    judge_format: str = "instruct"
+    judge_timeout: float = DEFAULT_JUDGE_TIMEOUT
 
     def for_results(self) -> dict[str, Any]:
         return {
@@ -212,6 +247,10 @@ class AttributionSettings:
             "verify_table": str(self.table) if self.table else None,
             "verify_threshold": self.threshold,
             "mcp_traces": str(self.traces) if self.traces else None,
+            "verify_judge": self.judge_url,
+            "verify_judge_model": self.judge_model,
+            "verify_judge_format": self.judge_format if self.judge_url else None,
+            "verify_judge_timeout": self.judge_timeout if self.judge_url else None,
         }
 
 
@@ -464,6 +503,7 @@ def parse_attribution(
     traces = (
         path(traces_raw) if traces_raw else (cache / cache_layout.MCP_TRACES if cache else None)
     )
+    judge_url, judge_model, judge_format, judge_timeout = parse_judge(get)
     return AttributionSettings(
         repair_iterations=iterations,
         verify_lm=bool(get(VERIFY_LM)),
@@ -472,7 +512,48 @@ def parse_attribution(
         table=table,
         threshold=threshold,
         traces=traces,
+        judge_url=judge_url,
+        judge_model=judge_model,
+        judge_format=judge_format,
+        judge_timeout=judge_timeout,
     )
+
+
+def parse_judge(get: Callable[[str], Any]) -> tuple[str | None, str | None, str, float]:
+    """(URL, model id, format, timeout) of the LLM judge; ConfigError for a bad value, a
+    judge option without ``--provenai-verify-judge``, or a forest option beside it (the judge
+    replaces the forest, so its table, threshold and LM feature would be silently unused)."""
+    from pytest_provenai.errors import BackendError
+    from pytest_provenai.subject.backends.http import parse_base_url
+
+    raw = get(VERIFY_JUDGE)
+    if raw in (None, ""):
+        for name in (VERIFY_JUDGE_MODEL, VERIFY_JUDGE_FORMAT, VERIFY_JUDGE_TIMEOUT):
+            if get(name) not in (None, ""):
+                raise ConfigError(
+                    f"{flag(name)} is only used with {flag(VERIFY_JUDGE)} URL; remove it or "
+                    "give the judge server"
+                )
+        return None, None, "instruct", DEFAULT_JUDGE_TIMEOUT
+    try:
+        url = parse_base_url(str(raw), flag(VERIFY_JUDGE))
+    except BackendError as exc:
+        raise ConfigError(str(exc)) from None
+    model = str(get(VERIFY_JUDGE_MODEL) or "").strip()
+    if not model:
+        raise ConfigError(
+            f"{flag(VERIFY_JUDGE)} needs {flag(VERIFY_JUDGE_MODEL)} ID, the model id the "
+            "server serves (it is part of the records' verifier identity and cache key)"
+        )
+    fmt = _choice(VERIFY_JUDGE_FORMAT, get(VERIFY_JUDGE_FORMAT), JUDGE_FORMATS, "instruct")
+    timeout = _seconds(VERIFY_JUDGE_TIMEOUT, get(VERIFY_JUDGE_TIMEOUT), DEFAULT_JUDGE_TIMEOUT)
+    for name in (VERIFY_LM, VERIFY_TABLE, VERIFY_THRESHOLD):
+        if get(name) not in (None, "", False):
+            raise ConfigError(
+                f"{flag(name)} tunes the calibrated forest, which {flag(VERIFY_JUDGE)} "
+                "replaces; pass one of them"
+            )
+    return url, model, fmt, timeout or DEFAULT_JUDGE_TIMEOUT
 
 
 def worker_device(settings: Settings, worker_id: str | None) -> str:

@@ -304,11 +304,13 @@ class Scripted:
     """A loopback HTTP server answering request n with ``replies[n]`` (the last one repeats):
     ``(status, body_bytes)``, ``(status, body_bytes, {header: value})``, ``"drop"`` (close
     the connection without a reply) or ``("sleep", seconds, status, body)``. ``requests``
-    keeps (method, path, headers)."""
+    keeps (method, path, headers), ``bodies`` each request's decoded JSON body (None for a
+    GET or a body that is not JSON)."""
 
     def __init__(self, replies: list[Any]) -> None:
         self.replies = replies
         self.requests: list[tuple[str, str, dict[str, str]]] = []
+        self.bodies: list[Any] = []
         me = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -316,10 +318,15 @@ class Scripted:
                 pass
 
             def do_GET(self) -> None:
+                me.bodies.append(None)
                 me.answer(self)
 
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                try:
+                    me.bodies.append(json.loads(raw))
+                except ValueError:
+                    me.bodies.append(None)
                 me.answer(self)
 
         self._loop = Loopback(Handler)

@@ -12,8 +12,11 @@ The key (:func:`record_key`) is the sha256 of a canonical JSON of
   calibration table file, the forest parameters, the scikit-learn and torch versions, the
   threshold option, the MiniLM folder's identity (its files' digest), the NLI folder's and
   the LM feature's model identities when those options are on, the premise budget, the
-  repair budget — and the **code digest** (:func:`code_digest`: every ``.py`` file of this
-  package), so a record written by other code is never reused;
+  repair budget, the LLM judge's identity when ``--provenai-verify-judge`` is on (model id,
+  format, prompt version, threshold — not its URL, so the servers of a fleet share entries;
+  a record in which a judge call failed is never stored) — and the **code digest**
+  (:func:`code_digest`: every ``.py`` file of this package), so a record written by other
+  code is never reused;
 * the **inputs** of the record: a frozen trace or probe case as loaded (every call, output
   text, answer and gold label), or an MCP session's recorded calls with their result digests,
   the answer, its citations, what the generator saw and the model's identity.
@@ -79,6 +82,7 @@ def recipe(
     lm_model: Mapping[str, Any] | None,
     premise_budget: int,
     repair_iterations: int,
+    judge: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What a verifier's records depend on, as plain JSON (see the module docstring)."""
     return {
@@ -94,6 +98,7 @@ def recipe(
         "lm_model": dict(lm_model) if lm_model is not None else None,
         "premise_budget": premise_budget,
         "repair_iterations": repair_iterations,
+        "judge": dict(judge) if judge is not None else None,
     }
 
 

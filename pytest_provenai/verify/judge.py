@@ -48,10 +48,12 @@ __all__ = [
     "JUDGE_LABELS",
     "JUDGE_THRESHOLD",
     "PROMPT_VERSION",
+    "ForestNotConsulted",
     "JudgeError",
     "LLMJudge",
     "judge_api_key",
     "judge_identity",
+    "make_judge",
     "parse_instruct",
     "parse_minicheck",
 ]
@@ -312,3 +314,29 @@ def _first_choice(reply: Any) -> dict[str, Any] | None:
         return None
     first: dict[str, Any] = choices[0]
     return first
+
+
+class ForestNotConsulted:
+    """The checker slot of a verifier whose :class:`LLMJudge` decides support: never asked
+    (its identity says so in every record)."""
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "not_consulted", "reason": "an LLM judge decides support"}
+
+    @property
+    def threshold(self) -> float:
+        return JUDGE_THRESHOLD
+
+    def score(self, rows: Any) -> list[Judgement]:
+        raise RuntimeError("the calibrated forest is not consulted when an LLM judge decides")
+
+
+def make_judge(
+    url: str, model: str, fmt: str, *, timeout: float = DEFAULT_JUDGE_TIMEOUT
+) -> LLMJudge:
+    """The judge of ``--provenai-verify-judge``: a JSONClient with the backend's retries and
+    backoff, the judge's API key (:func:`judge_api_key`), one request in flight."""
+    return LLMJudge(
+        JSONClient(url, api_key=judge_api_key(), timeout=timeout, max_concurrency=1), model, fmt
+    )

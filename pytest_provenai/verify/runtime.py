@@ -13,6 +13,12 @@ With a run cache (``--provenai-cache``) every record is first looked up in the
 :class:`~pytest_provenai.verify.cache.RecordCache`, keyed by the verifier's recipe and the
 record's inputs; the verifier is built (MiniLM loaded, forest fitted) only on the first miss,
 so a warm rerun loads and fits nothing. A case's costs say whether its record was cached.
+
+With ``--provenai-verify-judge`` the verifier's support decisions come from an LLM judge
+(:mod:`pytest_provenai.verify.judge`) instead of the forest, which is then neither fitted nor
+consulted; MiniLM still routes claims and selects their premises. The judge's identity (not
+its URL) enters the recipe; a record in which a judge call failed is returned but never
+stored, so the next run asks the server again; a case's costs count its ``judge_calls``.
 """
 
 from __future__ import annotations
@@ -128,6 +134,11 @@ class AttributionRuntime:
             config = sha256_file(cfg) if cfg.is_file() else None  # NLIFolder says what's wrong
             nli = {"name": name, "sha256": weights, "config_sha256": config}
         lm = self._lm_generator().identity.model_key() if self.settings.verify_lm else None
+        judge = None
+        if self.settings.judge_url is not None:
+            from pytest_provenai.verify.judge import judge_identity
+
+            judge = judge_identity(self.settings.judge_model or "", self.settings.judge_format)
         return recipe(
             table=self._checked_table(),
             use_lm=self.settings.verify_lm,
@@ -138,9 +149,12 @@ class AttributionRuntime:
             lm_model=lm,
             premise_budget=PREMISE_BUDGET,
             repair_iterations=self.settings.repair_iterations,
+            judge=judge,
         )
 
     def _build(self) -> Auditor:
+        if self.settings.judge_url is not None:
+            return self._build_judged()
         require_extra("sklearn")
         from pytest_provenai.subject.backends._common import prepare_torch_import
 
@@ -165,6 +179,41 @@ class AttributionRuntime:
         )
         return Auditor(verifier, self.settings.repair_iterations)
 
+    def _build_judged(self) -> Auditor:
+        """MiniLM for routing and premises, the LLM judge for support (no forest)."""
+        from pytest_provenai.subject.backends._common import prepare_torch_import
+
+        prepare_torch_import()  # MiniLM is about to import torch (OMP_WAIT_POLICY)
+        from pytest_provenai.attribution.pipeline import NLIJudge, Verifier
+        from pytest_provenai.verify.checkers import NLIFolder
+        from pytest_provenai.verify.encoder import MiniLMEncoder
+        from pytest_provenai.verify.judge import ForestNotConsulted, make_judge
+
+        assert self.settings.judge_url is not None
+        judge = make_judge(
+            self.settings.judge_url,
+            self.settings.judge_model or "",
+            self.settings.judge_format,
+            timeout=self.settings.judge_timeout,
+        )
+        nli: NLIJudge | None = None
+        if self.settings.nli_model is not None:
+            nli = NLIFolder(self.settings.nli_model)
+        verifier = Verifier(MiniLMEncoder(), ForestNotConsulted(), nli=nli, judge=judge)
+        return Auditor(verifier, self.settings.repair_iterations)
+
+    def _judge_counts(self) -> tuple[int, int]:
+        """(requests sent, claims failed) by this process's LLM judge so far."""
+        judge = self._auditor.verifier.judge if self._auditor is not None else None
+        calls, failures = getattr(judge, "calls", 0), getattr(judge, "failures", 0)
+        return int(calls), int(failures)
+
+    def _judge_costs(self, before: tuple[int, int]) -> dict[str, Any]:
+        if self.settings.judge_url is None:
+            return {}
+        calls, failures = self._judge_counts()
+        return {"judge_calls": calls - before[0], "judge_failures": failures - before[1]}
+
     # -- records -----------------------------------------------------------------------
     def _key(self, kind: str, inputs: Any) -> str | None:
         return record_key(self.recipe(), kind, inputs) if self.cache is not None else None
@@ -173,15 +222,21 @@ class AttributionRuntime:
         return self.cache.get(key) if self.cache is not None and key is not None else None
 
     def _store(
-        self, key: str | None, record: dict[str, Any], graph: dict[str, Any] | None = None
+        self,
+        key: str | None,
+        record: dict[str, Any],
+        graph: dict[str, Any] | None = None,
+        *,
+        keep: bool = True,
     ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """The record and graph as the cache holds them (plain JSON), stored under ``key``:
-        a computed record and a cached one are the same object tree."""
+        """The record and graph as the cache holds them (plain JSON), stored under ``key``
+        unless ``keep`` is false (a judge call failed): a computed record and a cached one are
+        the same object tree."""
         try:
             plain = json.loads(json.dumps({"record": record, "graph": graph}, allow_nan=False))
         except (TypeError, ValueError):  # not plain JSON (e.g. NaN): computed, not cached
             return record, graph
-        if self.cache is not None and key is not None:
+        if self.cache is not None and key is not None and keep:
             self.cache.put(key, plain["record"], plain["graph"])
         return plain["record"], plain["graph"]
 
@@ -195,6 +250,7 @@ class AttributionRuntime:
         started = time.perf_counter()
         key = self._key(case.kind, frozen_case_inputs(case))
         hit = self._cached(key)
+        judged = self._judge_counts()
         if hit is not None:
             rec = hit[0]
         else:
@@ -203,10 +259,14 @@ class AttributionRuntime:
                 rec = trace_record(case, auditor)
             else:
                 rec = probe_record(case, auditor)
-            rec = self._store(key, rec)[0]
+            rec = self._store(key, rec, keep=self._judge_counts()[1] == judged[1])[0]
         self.note_costs(
             nodeid,
-            {"seconds": round(time.perf_counter() - started, 4), "record_cached": hit is not None},
+            {
+                "seconds": round(time.perf_counter() - started, 4),
+                "record_cached": hit is not None,
+                **self._judge_costs(judged),
+            },
         )
         return rec
 
@@ -261,6 +321,7 @@ class AttributionRuntime:
         }
         key = self._key("mcp_session", inputs)
         hit = self._cached(key)
+        judged = self._judge_counts()
         if hit is not None and hit[1] is not None:
             record, graph = hit[0], hit[1]
         else:
@@ -281,7 +342,9 @@ class AttributionRuntime:
                 driver=answered.driver,
             )
             stored_graph: dict[str, Any] | None
-            record, stored_graph = self._store(key, record, graph)
+            record, stored_graph = self._store(
+                key, record, graph, keep=self._judge_counts()[1] == judged[1]
+            )
             assert stored_graph is not None
             graph = stored_graph
         if trace is not None and self.note_trace is not None:
@@ -298,6 +361,7 @@ class AttributionRuntime:
                 "generation_cached": bool(trace.cached) if trace is not None else None,
                 "record_cached": hit is not None and hit[1] is not None,
                 "tool_calls": len(session.calls),
+                **self._judge_costs(judged),
             },
         )
         return record
