@@ -1,10 +1,13 @@
 """Provenance families and the attribution an answer states for a claim.
 
-ProvenanceGuard §III-E: explicit attribution spans are matched by lexical aliases for
-record, search, database, document, metadata and tool-name variants. A claim that names a
-generic or several families is *ambiguous*; a claim without a span takes the trace's only
-family when the trace has one (*implied*), otherwise its attribution is *unavailable* —
-never silently assigned.
+ProvenanceGuard §III-E, widened (issue 23): attribution spans are found by cue *shapes*
+(:mod:`pytest_provenai.attribution.statement`: cue + noun phrase, possessives, "X says",
+"per/under/going by X", "…, according to X") and the noun phrase is resolved from the
+trace's own tool names (and descriptions, when given), then the family lexicon; the pipeline
+may resolve what is left by embedding similarity. Each attribution says which rule matched.
+A claim that names a generic source, an unknown one or several families is *ambiguous*
+(with the reason); a claim without a span takes the trace's only family when the trace has
+one (*implied*), otherwise its attribution is *unavailable* — never silently assigned.
 
 Compatibility: a stated family is compatible with the routed source when the routed
 source's family is that family; a stated tool name is compatible when the routed source
@@ -13,12 +16,18 @@ came from that tool (or a tool of the same family).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from pytest_provenai.attribution.statement import (
+    HEAD_NOUNS,
+    Resolution,
+    Span,
+    find_spans,
+    resolve,
+)
 from pytest_provenai.frozen.traces import FAMILIES
 
 __all__ = [
@@ -31,90 +40,12 @@ __all__ = [
     "implied_attribution",
 ]
 
-#: Lexical aliases per family (matched case-insensitively as whole words, longest first).
+#: The family lexicon of head nouns (strong and weak; see :mod:`.statement`).
 ALIASES: dict[str, tuple[str, ...]] = {
-    "record": (
-        "account record",
-        "account records",
-        "customer record",
-        "patient record",
-        "patient chart",
-        "member record",
-        "records system",
-        "record",
-        "records",
-        "account",
-        "chart",
-        "profile",
-        "registry entry",
-    ),
-    "search": (
-        "search results",
-        "search result",
-        "web search",
-        "search engine",
-        "search hits",
-        "search",
-        "top hits",
-    ),
-    "database": (
-        "database query",
-        "database",
-        "databases",
-        "sql query",
-        "query results",
-        "db",
-        "table",
-        "data warehouse",
-    ),
-    "document": (
-        "policy document",
-        "evidence document",
-        "source document",
-        "document",
-        "documents",
-        "documentation",
-        "policy",
-        "manual",
-        "handbook",
-        "guide",
-        "article",
-        "paper",
-        "report",
-        "passage",
-        "page",
-    ),
-    "metadata": (
-        "metadata",
-        "catalog entry",
-        "catalogue entry",
-        "catalog",
-        "catalogue",
-        "listing",
-        "index card",
-        "file properties",
-        "properties",
-    ),
+    family: tuple(sorted(strong | weak)) for family, (strong, weak) in HEAD_NOUNS.items()
 }
 
-#: Words that name a source without saying which family: a span made of them is ambiguous.
-GENERIC = ("sources", "source", "tools", "tool", "data", "evidence", "information", "results")
-
 ATTRIBUTION_STATUSES = ("stated", "ambiguous", "implied", "unavailable")
-
-_CUE_BEFORE = (
-    r"according\s+to|as\s+(?:stated|reported|listed|shown|noted|recorded|given|described)"
-    r"\s+(?:in|by)|based\s+on|per"
-)
-# "in the record, …" / "from the search results, …": only with the comma (or at the start of
-# the claim), so "published in the paper Nature" states nothing.
-_WEAK_CUE = r"in|from"
-_VERB_AFTER = (
-    r"says|say|said|states|state|show|stated|shows|showed|lists|listed|reports|reported|indicates|indicated|"
-    r"notes|noted|confirms|confirmed|returns|returned|mentions|mentioned|records|recorded|"
-    r"gives|gave|describes|described|puts|has|had|contains|contained"
-)
-_DET = r"(?:the|this|that|these|those|your|our|its|their)"
 
 
 @dataclass(frozen=True)
@@ -123,13 +54,20 @@ class Attribution:
 
     ``span`` is the [start, end) character range of the attribution phrase in the claim
     text (None when nothing is stated); ``family`` the stated or implied family; ``tool``
-    a stated tool name; ``status`` one of :data:`ATTRIBUTION_STATUSES`."""
+    a stated tool name; ``status`` one of :data:`ATTRIBUTION_STATUSES`; ``rule`` the rule
+    that resolved the phrase (``tool_name``, ``tool_description``, ``alias``,
+    ``similarity``; None when nothing was resolved); ``reason`` why a phrase was not
+    resolved (``generic_source``, ``unresolved_phrase``, ``several_families``);
+    ``noun_phrase`` what the phrase names (the pipeline's similarity fallback reads it)."""
 
     status: str
     family: str | None = None
     tool: str | None = None
     span: tuple[int, int] | None = None
     phrase: str = ""
+    rule: str | None = None
+    reason: str = ""
+    noun_phrase: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -137,85 +75,83 @@ class Attribution:
             "family": self.family,
             "tool": self.tool,
             "phrase": self.phrase,
+            "rule": self.rule,
+            "reason": self.reason,
         }
 
 
-def _tool_variants(tool: str) -> list[str]:
-    words = [w for w in re.split(r"[_\-.\s]+", tool) if w]
-    out = [tool]
-    if len(words) > 1:
-        out.append(" ".join(words))
-        out.append(" ".join(reversed(words)))
-    return out
+def find_attribution(
+    text: str, tools: Mapping[str, str], descriptions: Mapping[str, str] | None = None
+) -> Attribution:
+    """The attribution ``text`` states (``tools``: tool name → family; ``descriptions``:
+    tool name → its listed description, when the caller has one). Every attribution phrase
+    found by shape (:func:`.statement.find_spans`) is resolved (:func:`.statement.resolve`):
+    one family (or one tool) → ``stated`` with the rule that matched; phrases naming
+    several families → ``ambiguous`` (``several_families``); a generic or unknown noun
+    phrase → ``ambiguous`` with that reason; no phrase → ``unavailable`` (see
+    :func:`implied_attribution` for the trace default)."""
+
+    def names_source(np: str) -> bool:
+        return _resolve(np, tools, descriptions).family is not None
+
+    spans = find_spans(text, names_source)
+    if any(s.strong for s in spans):
+        # a reporting verb or a strong cue outranks "in the X" / "X has" elsewhere in the
+        # claim, unless that phrase continues it ("according to the results from web_search")
+        kept: list[Span] = []
+        for s in spans:
+            if s.strong or (
+                kept and s.shape == "weak_cue" and not text[kept[-1].end : s.start].strip()
+            ):
+                kept.append(s)
+        spans = kept
+    if not spans:
+        return Attribution("unavailable")
+    resolved = [(s, _resolve(s.noun_phrase, tools, descriptions)) for s in spans]
+    # The span is the first phrase and every phrase that directly follows it ("According to
+    # the search results from web_search, …" is one span).
+    first = next((i for i, (_, r) in enumerate(resolved) if r.family is not None), 0)
+    start, end = spans[first].start, spans[first].end
+    for s in spans[first + 1 :]:
+        if text[end : s.start].strip():
+            break
+        end = s.end
+    span = (start, end)
+    phrase = text[start:end]
+    families = {r.family for _, r in resolved if r.family is not None}
+    tool_names = {r.tool for _, r in resolved if r.tool is not None}
+    if len(families) > 1 or len(tool_names) > 1:
+        return Attribution("ambiguous", span=span, phrase=phrase, reason="several_families")
+    if not families:
+        reasons = [r.reason for _, r in resolved]
+        reason = "unresolved_phrase" if "unresolved_phrase" in reasons else reasons[0]
+        np = next((s.noun_phrase for s, r in resolved if r.reason == reason), "")
+        return Attribution("ambiguous", span=span, phrase=phrase, reason=reason, noun_phrase=np)
+    family = next(iter(families))
+    tool = next(iter(tool_names), None)
+    rules = [r.rule for _, r in resolved if r.family is not None]
+    return Attribution(
+        "stated",
+        family=family,
+        tool=tool,
+        span=span,
+        phrase=phrase,
+        rule=rules[0],
+        noun_phrase=spans[first].noun_phrase,
+    )
+
+
+def _resolve(
+    np: str, tools: Mapping[str, str], descriptions: Mapping[str, str] | None
+) -> Resolution:
+    if descriptions:
+        return resolve(np, tools, descriptions)
+    return _resolve_cached(np, tuple(sorted(tools.items())))
 
 
 @cache
-def _patterns(tools: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str], dict[str, str]]:
-    """One regex matching an attribution phrase, and the lookup from a lower-cased alias to
-    ``family:<f>`` / ``tool:<name>`` / ``generic``."""
-    lookup: dict[str, str] = {}
-    for tool, _family in tools:
-        for variant in _tool_variants(tool):
-            lookup.setdefault(variant.lower(), f"tool:{tool}")
-    for family, aliases in ALIASES.items():
-        for alias in aliases:
-            lookup.setdefault(alias, f"family:{family}")
-    for word in GENERIC:
-        lookup.setdefault(word, "generic")
-    names = sorted(lookup, key=len, reverse=True)
-    body = "|".join(re.escape(n).replace(r"\ ", r"\s+") for n in names)
-    tool_word = r"(?:\s+(?:tool|output|outputs|entry|entries|call|lookup))?"
-    before = rf"\b(?:{_CUE_BEFORE})\s+(?:{_DET}\s+)?(?P<alias>{body}){tool_word}\b\s*,?\s*"
-    weak = rf"\b(?:{_WEAK_CUE})\s+(?:{_DET}\s+)?(?P<alias3>{body}){tool_word}\s*,\s*"
-    after = (
-        rf"\b(?:{_DET}\s+)?(?P<alias2>{body}){tool_word}\s+(?:{_VERB_AFTER})\b"
-        r"(?:\s+that)?\s*:?\s*"
-    )
-    return re.compile(f"{before}|{weak}|{after}", re.IGNORECASE), lookup
-
-
-def find_attribution(text: str, tools: Mapping[str, str]) -> Attribution:
-    """The attribution ``text`` states: every attribution phrase in it is read; one family
-    (or one tool) → ``stated``; generic words or several families → ``ambiguous``; none →
-    ``unavailable`` (see :func:`implied_attribution` for the trace default)."""
-    pattern, lookup = _patterns(tuple(sorted(tools.items())))
-    hits: list[tuple[re.Match[str], str]] = []
-    for m in pattern.finditer(text):
-        alias = (m.group("alias") or m.group("alias2") or m.group("alias3") or "").lower()
-        alias = " ".join(alias.split())
-        target = lookup.get(alias)
-        if target is not None:
-            hits.append((m, target))
-    if not hits:
-        return Attribution("unavailable")
-    families: set[str] = set()
-    tool_names: set[str] = set()
-    generic = False
-    for _, target in hits:
-        if target == "generic":
-            generic = True
-        elif target.startswith("tool:"):
-            tool_names.add(target[5:])
-            families.add(tools.get(target[5:], ""))
-        else:
-            families.add(target[7:])
-    # The span is the first phrase and every phrase that directly follows it ("According to
-    # the search results from web_search, …" is one span).
-    start, end = hits[0][0].start(), hits[0][0].end()
-    for m, _ in hits[1:]:
-        if m.start() != end:
-            break
-        end = m.end()
-    span = (start, end)
-    phrase = text[start:end]
-    families.discard("")
-    if generic and not families and not tool_names:
-        return Attribution("ambiguous", span=span, phrase=phrase)
-    if len(families) > 1 or len(tool_names) > 1:
-        return Attribution("ambiguous", span=span, phrase=phrase)
-    family = next(iter(families), None)
-    tool = next(iter(tool_names), None)
-    return Attribution("stated", family=family, tool=tool, span=span, phrase=phrase)
+def _resolve_cached(np: str, tools: tuple[tuple[str, str], ...]) -> Resolution:
+    return resolve(np, dict(tools))
 
 
 def implied_attribution(stated: Attribution, families_in_trace: set[str]) -> Attribution:

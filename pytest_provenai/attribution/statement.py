@@ -1,0 +1,614 @@
+"""Where a claim says its fact comes from: attribution spans found by cue *shapes*, and the
+noun phrase they name resolved to a tool or a provenance family.
+
+Shapes (case-insensitive; a noun phrase is an optional determiner or possessive pronoun and
+up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it allowed):
+
+* **cue before** — ``according to NP``, ``as per NP``, ``going by NP``, ``based on NP``,
+  ``as stated/listed/… in NP``, ``in line with NP``; ``per NP`` only with a determiner or a
+  resolvable source noun (``per hour`` is a rate); anywhere in the text, also sentence-final
+  (``…, according to the lease.``);
+* **weak cue** — ``in/from/under/on NP`` counts only when NP resolves to a source and the
+  phrase ends at a comma or at the end of the sentence (``Under the lease, …``, ``… listed
+  in the fleet table.``): ``published in the paper Nature in 1990`` states nothing;
+* **verb after** — a clause-initial NP followed by a reporting verb (``says``, ``notes``,
+  ``lists``, ``returned``, ``turned up``, ``shows``, ``states``, …) — with any NP — or by a
+  content verb (``calls for``, ``recommends``, ``warns``, ``puts``, ``places``, ``has``, …)
+  only when NP resolves to a source; also parenthetical and sentence-final
+  (``…, the SCADA data shows.``, ``Thistlebrook, the online articles say, is …``) and
+  ``as NP suggests``.
+
+Resolution of the noun phrase, in order (the first rule that gives one family wins; the rule
+is recorded): **tool name** — the NP is a tool's name, or its head noun is a word of a
+tool's name (``the recipe sheet`` → ``fetch_recipe_sheet``; ties between families broken by
+the other words); **tool description** — the same against the words of a tool's listed
+description, when the caller has one (the frozen trace fixtures hold no descriptions: for
+them only names and the family map are used); **alias** — the head noun in the family
+lexicon (:data:`HEAD_NOUNS`, strong nouns), then a modifier naming a tool, then a modifier
+that marks a family (``news``, ``online``, ``web`` → search), then weak head nouns
+(``report`` → document). A generic head (``sources``, ``data``) with nothing else is
+*generic*; anything else is *unresolved* — never silently a family. The pipeline may then
+resolve an unresolved NP by sentence-embedding similarity to family descriptions with a
+margin (:data:`FAMILY_DESCRIPTIONS`); that needs a model, so it is not here.
+
+Pure Python, no model code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+__all__ = [
+    "FAMILY_DESCRIPTIONS",
+    "HEAD_NOUNS",
+    "MAX_NP_WORDS",
+    "RULES",
+    "Resolution",
+    "Span",
+    "find_spans",
+    "names_a_source_noun",
+    "resolve",
+]
+
+MAX_NP_WORDS = 6
+"""Words a source noun phrase may have (determiners and ``of`` not counted)."""
+
+#: The rules that may resolve a noun phrase, in the order they are tried.
+RULES = ("tool_name", "tool_description", "alias", "similarity")
+
+#: Head nouns per family: (strong, weak). A strong head decides the family before a
+#: modifier does; a weak one only when no modifier says more ("news reports" is search).
+HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "record": (
+        frozenset("record records dossier profile account registry entry casefile".split()),
+        frozenset("file card".split()),
+    ),
+    "search": (
+        frozenset("search searches hit hits googling".split()),
+        frozenset(
+            "coverage article articles story stories news headline headlines result "
+            "results website post posts review reviews".split()
+        ),
+    ),
+    "database": (
+        frozenset(
+            "database databases db table tables query queries sql warehouse spreadsheet "
+            "dataset ledger".split()
+        ),
+        frozenset("log logs sheet sheets row rows readings system".split()),
+    ),
+    "document": (
+        frozenset(
+            "document documents documentation policy policies manual manuals handbook guide "
+            "guidance agreement agreements contract contracts lease terms conditions rules "
+            "regulations regulation rulebook brochure leaflet faq specification procedure "
+            "procedures notice memo minutes charter code constitution bylaws "
+            "instructions paper passage chapter section clause appendix schedule "
+            "tariff notes note sop protocol".split()
+        ),
+        frozenset("report reports page pages text wording".split()),
+    ),
+    "metadata": (
+        frozenset(
+            "metadata meta properties exif header headers checksum attributes tags "
+            "listing catalog catalogue".split()
+        ),
+        frozenset("info information details".split()),
+    ),
+}
+
+#: Multi-word source names that beat their head word ("fact sheet" is a document).
+PHRASES: dict[str, str] = {
+    "fact sheet": "document",
+    "data sheet": "document",
+    "spec sheet": "document",
+    "index card": "metadata",
+    "patient chart": "record",
+    "medical chart": "record",
+    "file properties": "metadata",
+    "file info": "metadata",
+    "file details": "metadata",
+    "search results": "search",
+    "search result": "search",
+    "query results": "database",
+    "query result": "database",
+    "meta data": "metadata",
+    "data warehouse": "database",
+    "web page": "search",
+}
+
+#: Modifiers that mark a family whatever the head ("online sources", "news reports").
+MARKERS: dict[str, str] = {
+    "news": "search",
+    "online": "search",
+    "web": "search",
+    "internet": "search",
+    "press": "search",
+    "media": "search",
+    "google": "search",
+    "newspaper": "search",
+    "sql": "database",
+    "exif": "metadata",
+}
+
+#: Nouns that name a source without saying which: a phrase of only these is generic.
+GENERIC = frozenset(
+    "source sources tool tools data evidence information output outputs result results "
+    "lookup call entry entries".split()
+)
+
+#: What each family is, for the embedding fallback (pipeline).
+FAMILY_DESCRIPTIONS: dict[str, str] = {
+    "record": "a record of one item: an account, customer, employee, booking or case record "
+    "with its fields",
+    "search": "web search results: news reports, online articles and press coverage",
+    "database": "a database query: rows of a table, a log or a spreadsheet of entries",
+    "document": "a document: a policy, manual, guide, contract, terms, rules or regulations",
+    "metadata": "file metadata: the properties of a file, image or device such as author, "
+    "created date, size and version",
+}
+
+# Tool-name words that say what a tool does, not what it returns.
+_TOOL_VERBS = frozenset(
+    "get fetch lookup look up list read find retrieve load run call open show "
+    "tool api v1 v2".split()
+)
+_EXPAND = {"db": "database", "meta": "metadata", "docs": "document", "doc": "document"}
+
+_SAY = (
+    "say says said state states stated note notes noted list lists listed report reports "
+    "reported mention mentions mentioned indicate indicates indicated confirm confirms "
+    "confirmed return returns returned show shows showed shown suggest suggests suggested "
+    "find finds found"
+)
+_CONTENT = (
+    "record records recorded give gives gave put puts place places placed name names named "
+    "count counts counted recommend recommends recommended warn warns warned allow allows "
+    "allowed require requires required ask asks asked specify specifies specified describe "
+    "describes described contain contains contained has have had hold holds held set sets "
+    "estimate estimates estimated rate rates rated credit credits credited tell tells told "
+    "add adds added explain explains explained stipulate stipulates stipulated "
+    "prescribe prescribes prescribed advise advises advised"
+)
+_VERB_WORDS = frozenset((_SAY + " " + _CONTENT).split())
+_SAY_WORDS = frozenset(_SAY.split())
+_STOP = frozenset(
+    """is are was were be been being will would can could may might must shall should do does
+    did that which who whom whose when where while because since although though if than
+    then to at by for with from on in into onto over under about after before and or but
+    not no as per""".split()
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A detected attribution phrase: ``[start, end)`` characters of the text (with the
+    comma, ``that`` or colon it carries), the noun phrase and where it is, the shape, and
+    whether an unresolved noun phrase still counts (a reporting verb or a strong cue)."""
+
+    start: int
+    end: int
+    noun_phrase: str
+    np_start: int
+    np_end: int
+    shape: str
+    strong: bool
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a noun phrase names: ``family`` (and ``tool`` when one tool), the ``rule`` that
+    decided, or none of them with a ``reason`` (``generic_source``,
+    ``unresolved_phrase``, ``several_families``)."""
+
+    family: str | None = None
+    tool: str | None = None
+    rule: str | None = None
+    reason: str = ""
+
+
+# -- words ------------------------------------------------------------------------------------
+def singular(word: str) -> str:
+    """A plain English singular (enough to match ``notes`` with ``note``)."""
+    w = word.lower()
+    if len(w) <= 3 or w.endswith(("ss", "us", "is", "news", "ics", "series")):
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith("s"):
+        return w[:-1]
+    return w
+
+
+def _np_words(phrase: str) -> list[str]:
+    """Lower-cased content words of a noun phrase, determiners and possessive marks cut,
+    ``of`` kept as a separator."""
+    out: list[str] = []
+    for m in re.finditer(r"[^\W_][\w\-]*", phrase.replace("’", "'")):
+        w = m.group(0).lower()
+        if w in ("the", "a", "an", "this", "that", "these", "those", "your", "our", "its"):
+            continue
+        if w in ("their", "his", "her", "my", "s"):
+            continue
+        out.append(w)
+    return out
+
+
+def _tool_words(name: str) -> list[str]:
+    """The words of a tool's name that say what it returns, in order (the last is the
+    name's head: ``get_record_metadata`` returns metadata)."""
+    parts = re.split(r"[_\-.\s/]+|(?<=[a-z])(?=[A-Z])", name)
+    out: list[str] = []
+    for p in parts:
+        w = p.lower()
+        if not w or w in _TOOL_VERBS or w.isdigit():
+            continue
+        out.append(singular(_EXPAND.get(w, w)))
+    return out
+
+
+def _tool_variants(tool: str) -> set[str]:
+    words = [w.lower() for w in re.split(r"[_\-.\s]+", tool) if w]
+    out = {tool.lower(), " ".join(words)}
+    if len(words) > 1:
+        out.add(" ".join(reversed(words)))
+    return out
+
+
+# -- resolution -------------------------------------------------------------------------------
+_SOURCE_NOUNS = (
+    frozenset(singular(w) for nouns in HEAD_NOUNS.values() for group in nouns for w in group)
+    | frozenset(MARKERS)
+    | frozenset(w for p in PHRASES for w in p.split())
+)
+
+
+def names_a_source_noun(noun_phrase: str) -> bool:
+    """Whether the phrase's head (or a family marker in it) is a word of the family lexicon
+    ("the recipe sheet", "online reports") — not only an entity a tool is named after
+    ("Bay B9", "the meter", "the paper's PDF"). Weak cues and content verbs need one: "Bay
+    B9 holds 860 plants" states no source."""
+    if re.fullmatch(r"\s*[A-Za-z]\w*_\w+\s*", noun_phrase):
+        return True  # a tool's own name, "from web_search"
+    words = _np_words(noun_phrase)
+    heads = [p.split()[-1] for p in re.split(r" (?:of|for) ", " ".join(words)) if p.split()]
+    return any(singular(h) in _SOURCE_NOUNS for h in heads) or any(w in MARKERS for w in words)
+
+
+def _head_family(word: str, strength: int) -> str | None:
+    for family, nouns in HEAD_NOUNS.items():
+        if word in nouns[strength] or singular(word) in {singular(n) for n in nouns[strength]}:
+            return family
+    return None
+
+
+def _pick(
+    candidates: list[str], tools: Mapping[str, str], words: list[str], vocab: Mapping[str, set[str]]
+) -> tuple[str | None, str | None] | None:
+    """(family, tool) from tools whose vocabulary matched; None when nothing matched;
+    (None, None) when they disagree even after counting the other words."""
+    if not candidates:
+        return None
+    families = {tools.get(t, "") for t in candidates} - {""}
+    if len(families) == 1:
+        family = next(iter(families))
+        return family, candidates[0] if len(candidates) == 1 else None
+    stems = {singular(w) for w in words}
+    scores = {t: len(stems & vocab[t]) for t in candidates}
+    best = max(scores.values())
+    top = [t for t, s in scores.items() if s == best]
+    top_families = {tools.get(t, "") for t in top} - {""}
+    if len(top_families) == 1:
+        return next(iter(top_families)), top[0] if len(top) == 1 else None
+    return None, None
+
+
+def resolve(
+    noun_phrase: str,
+    tools: Mapping[str, str],
+    descriptions: Mapping[str, str] | None = None,
+) -> Resolution:
+    """The tool or family ``noun_phrase`` names (see the module docstring for the order)."""
+    words = _np_words(noun_phrase)
+    if not words:
+        return Resolution(reason="unresolved_phrase")
+    joined = " ".join(words)
+    # 1. the phrase is a tool's name ("web_search", "the lookup account tool")
+    bare = re.sub(r"\s+(?:tool|output|outputs|call|lookup|results?)$", "", joined)
+    for tool in sorted(tools):
+        if bare in _tool_variants(tool) or noun_phrase.strip().lower() == tool.lower():
+            return Resolution(tools[tool], tool, "tool_name")
+    pieces = re.split(r" (?:of|for) ", joined)
+    heads = [p.split()[-1] for p in pieces if p.split()]
+    content = [w for w in words if w not in _JOINERS]
+    ordered = {t: _tool_words(t) for t in tools}
+    names = {t: set(w) for t, w in ordered.items()}
+    desc = {
+        t: {singular(w) for w in _np_words(d)} - _TOOL_VERBS
+        for t, d in (descriptions or {}).items()
+        if t in tools
+    }
+    # 2. the head noun is a word of a tool's name, then of a tool's description
+    for rule, vocab in (("tool_name", names), ("tool_description", desc)):
+        for head in heads:
+            if head in GENERIC:
+                continue
+            h = singular(head)
+            matched = [t for t in sorted(vocab) if h in vocab[t]]
+            if rule == "tool_name" and _head_family(head, 0) is not None:
+                # "the account record" is not get_record_metadata: a lexicon noun only
+                # matches a tool whose name ends with it
+                matched = [t for t in matched if ordered[t] and ordered[t][-1] == h]
+            hit = _pick(matched, tools, content, vocab)
+            if hit is not None and hit[0] is not None:
+                return Resolution(hit[0], hit[1], rule)
+    # 3. multi-word names and strong head nouns
+    for k in (3, 2):
+        for piece in pieces:
+            pw = piece.split()
+            if len(pw) >= k and " ".join(pw[-k:]) in PHRASES:
+                return Resolution(PHRASES[" ".join(pw[-k:])], None, "alias")
+    for head in heads:
+        family = _head_family(head, 0)
+        if family is not None:
+            return Resolution(family, None, "alias")
+    # 4. a modifier naming a tool ("the SCADA data", "the ticketing system")
+    modifiers = [w for w in content if w not in heads and w not in GENERIC]
+    for rule, vocab in (("tool_name", names), ("tool_description", desc)):
+        found: set[str] = set()
+        for w in modifiers:
+            found |= {t for t in vocab if singular(w) in vocab[t]}
+        hit = _pick(sorted(found), tools, content, vocab)
+        if hit is not None and hit[0] is not None:
+            return Resolution(hit[0], hit[1], rule)
+    # 5. a modifier that marks a family, then weak head nouns
+    marked = {MARKERS[w] for w in content if w in MARKERS}
+    if len(marked) == 1:
+        return Resolution(next(iter(marked)), None, "alias")
+    if len(marked) > 1:
+        return Resolution(reason="several_families")
+    for head in heads:
+        family = _head_family(head, 1)
+        if family is not None:
+            return Resolution(family, None, "alias")
+    if all(w in GENERIC for w in content):
+        return Resolution(reason="generic_source")
+    return Resolution(reason="unresolved_phrase")
+
+
+# -- spans ------------------------------------------------------------------------------------
+_STRONG_CUE = re.compile(
+    r"\b(?P<cue>according\s+to|as\s+per|going\s+by|judging\s+by|in\s+line\s+with|"
+    r"as\s+(?:stated|reported|listed|shown|noted|recorded|given|described|set\s+out|"
+    r"specified|mentioned|laid\s+out)\s+(?:in|by|on)|per)\s+(?=\S)",
+    re.IGNORECASE,
+)
+_WEAK_CUE = re.compile(r"\b(?P<cue>in|from|under|on|within|based\s+on)\s+(?=\S)", re.IGNORECASE)
+_CLAUSE_START = re.compile(
+    r"(?:^|(?<=[,;:—–(])|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas))[ \t]*", re.IGNORECASE
+)
+_DETERMINERS = frozenset("the a an this that these those your our its their his her my".split())
+_PRONOUNS = frozenset("it this that they he she we i you there".split())
+_JOINERS = frozenset(("of", "for"))
+_BE = frozenset("is are was were be been being will would can could may might must".split())
+#: Reporting verbs that name an attribution even when the noun phrase is unknown ("the
+#: shipping manifest says"): only forms that are not also common nouns ("show", "report").
+_REPORTING = frozenset(
+    "says said states stated notes noted lists listed reports reported mentions mentioned "
+    "indicates indicated confirms confirmed returned shows showed suggests suggested".split()
+)
+_PHRASAL_HEAD = frozenset(
+    "turn turns turned call calls called set sets point points came comes".split()
+)
+_PHRASAL_TAIL = frozenset("up for out to".split())
+_TOKEN = re.compile(r"[^\W_][\w\-./]*(?:['’]s\b)?")
+_GAP = re.compile(r"[ \t]*")
+
+Token = tuple[str, int, int]  # (lower-cased word without a possessive 's, start, end)
+
+NamesSource = Callable[[str], bool]
+
+
+def _tokens(text: str, pos: int, limit: int = 14) -> list[Token]:
+    """Word tokens from ``pos`` up to the first clause punctuation (a word's trailing
+    full stop ends the run; ``4.1.1`` and ``e.g.`` stay words)."""
+    out: list[Token] = []
+    i = pos
+    while len(out) < limit:
+        gap = _GAP.match(text, i)
+        j = gap.end() if gap else i
+        m = _TOKEN.match(text, j)
+        if m is None:
+            break
+        token = m.group(0)
+        stripped = token.rstrip(".")
+        end = m.start() + len(stripped)
+        low = re.sub(r"['’]s$", "", stripped.lower())
+        if not low:
+            break
+        out.append((low, m.start(), end))
+        if end < m.end():
+            break
+        i = end
+    return out
+
+
+def _noun_phrase(tokens: list[Token]) -> list[Token]:
+    """The noun phrase at the start of ``tokens``: a determiner skipped, then words until a
+    function word (one ``of``/``for`` joiner allowed inside), at most MAX_NP_WORDS."""
+    i = 1 if tokens and tokens[0][0] in _DETERMINERS else 0
+    out: list[Token] = []
+    joined = False
+    while i < len(tokens):
+        word = tokens[i][0]
+        if word in _JOINERS and out and not joined and i + 1 < len(tokens):
+            joined = True
+            out.append(tokens[i])
+            i += 1
+            if tokens[i][0] in _DETERMINERS:
+                i += 1
+            continue
+        if word in _STOP or word in _DETERMINERS:
+            break
+        if len([t for t in out if t[0] not in _JOINERS]) >= MAX_NP_WORDS:
+            break
+        out.append(tokens[i])
+        i += 1
+    while out and out[-1][0] in _JOINERS:
+        out.pop()
+    return out
+
+
+def _is_verb(tokens: list[Token], k: int) -> int:
+    """How many tokens the verb at ``k`` takes (0: not a verb of the lists)."""
+    word = tokens[k][0]
+    if word in _PHRASAL_HEAD and k + 1 < len(tokens) and tokens[k + 1][0] in _PHRASAL_TAIL:
+        return 2
+    return 1 if word in _VERB_WORDS else 0
+
+
+def _closing(text: str, end: int) -> tuple[int, str]:
+    """What follows a phrase ending at ``end``: ("," end after the comma and spaces),
+    ("." end unchanged: the sentence or text ends), or ("", end)."""
+    m = re.compile(r"[ \t]*,[ \t]*").match(text, end)
+    if m is not None:
+        return m.end(), ","
+    if re.compile(r"[ \t]*(?:[.!?;)\]\"”]|$)").match(text, end):
+        return end, "."
+    return end, ""
+
+
+def _with_context(text: str, start: int, end: int, closing: str) -> tuple[int, int]:
+    """Widen a span so that the claim reads without it: a final ``…, according to X.``
+    takes its comma and the spaces before it; a parenthetical ``, X says,`` takes the comma
+    before it and keeps the one after out."""
+    before = re.search(r"[ \t]*,?[ \t]*$", text[:start])
+    lead = before.start() if before else start
+    has_comma = "," in text[lead:start]
+    if closing == "." and start > 0:
+        return lead, end
+    if closing == "," and has_comma and start > 0:
+        stop = text.rfind(",", start, end)
+        return lead, stop if stop > start else end
+    return start, end
+
+
+def find_spans(text: str, names_source: NamesSource) -> list[Span]:
+    """Every attribution phrase of ``text`` by shape (see the module docstring), in text
+    order, not overlapping. ``names_source(noun_phrase)`` says whether a noun phrase names
+    a source (weak cues and content verbs need one; the resolver decides)."""
+    out: list[Span] = []
+
+    def add(span: Span) -> None:
+        if span.end <= span.start or any(span.start < s.end and s.start < span.end for s in out):
+            return
+        out.append(span)
+
+    def phrase(words: list[Token]) -> str:
+        return text[words[0][1] : words[-1][2]]
+
+    def longest_resolving(words: list[Token]) -> list[Token] | None:
+        for n in range(len(words), 0, -1):
+            part = words[:n]
+            if part[-1][0] in _JOINERS:
+                continue
+            if names_source(phrase(part)):
+                return part
+        return None
+
+    for m in _STRONG_CUE.finditer(text):
+        tokens = _tokens(text, m.end())
+        words = _noun_phrase(tokens)
+        if not words:
+            continue
+        has_det = bool(tokens) and tokens[0][0] in _DETERMINERS
+        resolved = longest_resolving(words)
+        if m.group("cue").lower() == "per" and resolved is None and not has_det:
+            continue  # "per hour" is a rate
+        np = resolved or words
+        end, closing = _closing(text, np[-1][2])
+        start, end = _with_context(text, m.start(), end, closing)
+        if closing == "":
+            end = np[-1][2]
+        add(Span(start, end, phrase(np), np[0][1], np[-1][2], "cue_before", True))
+    for m in _WEAK_CUE.finditer(text):
+        words = _noun_phrase(_tokens(text, m.end()))
+        resolved = longest_resolving(words) if words else None
+        if resolved is None or not names_a_source_noun(phrase(resolved)):
+            continue
+        end, closing = _closing(text, resolved[-1][2])
+        if not closing or (closing == "." and m.group("cue").lower() == "from"):
+            continue  # "the page was from the physics paper." is a fact, not a source
+        start, end = _with_context(text, m.start(), end, closing)
+        if closing == "." and start > 0:
+            end = resolved[-1][2]
+        add(Span(start, end, phrase(resolved), resolved[0][1], resolved[-1][2], "weak_cue", False))
+    for m in _CLAUSE_START.finditer(text):
+        pos = m.end()
+        tokens = _tokens(text, pos)
+        if not tokens:
+            continue
+        skip = 1 if tokens[0][0] in _DETERMINERS else 0
+        chosen: tuple[list[Token], int, int, bool] | None = None
+        fallback: tuple[list[Token], int, int, bool] | None = None
+        for k in range(skip + 1, min(len(tokens), skip + MAX_NP_WORDS + 2)):
+            width = _is_verb(tokens, k)
+            if not width:
+                if tokens[k][0] in _STOP and tokens[k][0] not in _JOINERS:
+                    break
+                continue
+            nxt = tokens[k + width][0] if k + width < len(tokens) else ""
+            if (
+                (nxt and _is_verb(tokens, k + width))
+                or nxt in _BE
+                or (width == 1 and nxt in ("up", "off", "out", "down"))
+                or (tokens[k][0] in ("has", "have", "had") and nxt == "been")
+            ):
+                continue  # "the loan record shows": "record" is a noun; "the show is"
+            words = _noun_phrase(tokens[:k])
+            if not words or words[-1][2] != tokens[k - 1][2]:
+                break
+            if any(w[0] in _PRONOUNS for w in words):
+                break  # "Hope you find …" names no source
+            say = width == 2 or tokens[k][0] in _SAY_WORDS
+            noun = phrase(words)
+            if names_source(noun) and (say or names_a_source_noun(noun)):
+                chosen = (words, k, width, say)
+                break
+            if fallback is None and tokens[k][0] in _REPORTING:
+                fallback = (words, k, width, say)
+        pick = chosen or fallback
+        if pick is None:
+            continue
+        words, k, width, say = pick
+        verb_end = tokens[k + width - 1][2]
+        as_form = bool(re.search(r"\bas[ \t]*$", text[:pos], re.IGNORECASE))
+        start = pos
+        if as_form:
+            start = text[:pos].lower().rstrip().rfind("as")
+        tail = re.compile(r"[ \t]+that\b[ \t]*|[ \t]*:[ \t]*|[ \t]+").match(text, verb_end)
+        after, closing = _closing(text, verb_end)
+        final = bool(closing) and bool(re.search(r",[ \t]*$", text[:start]))
+        if not say and not final:
+            # a content verb carries meaning ("the rules allow …", "the guide warns …"):
+            # only the source noun phrase is the attribution
+            verb_start = tokens[k][1]
+            if closing == ".":
+                continue
+            add(
+                Span(
+                    start, verb_start, phrase(words), words[0][1], words[-1][2], "verb_after", False
+                )
+            )
+            continue
+        if closing:
+            start, end = _with_context(text, start, after, closing)
+            if closing == ".":
+                end = verb_end
+        else:
+            end = tail.end() if tail else verb_end
+        add(Span(start, end, phrase(words), words[0][1], words[-1][2], "verb_after", say))
+    out.sort(key=lambda s: s.start)
+    return out
