@@ -38,6 +38,7 @@ from pytest_provenai.verify.judge import (
     ForestNotConsulted,
     JudgeError,
     LLMJudge,
+    make_judge,
     parse_instruct,
     parse_minicheck,
 )
@@ -160,9 +161,10 @@ def test_minicheck_yes_no_and_its_logprob() -> None:
 def test_instruct_judge_decides_each_claim_and_sends_the_premise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv(JUDGE_API_KEY_ENV, "judge-key-1234")
+    monkeypatch.setenv("PROVENAI_API_KEY", "backend-key-5678")
+    monkeypatch.setenv(JUDGE_API_KEY_ENV, "judge-key-1234")  # the judge's own key wins
     with Scripted([chat("Supported"), chat("Contradicted")]) as server:
-        judge = LLMJudge(JSONClient(server.base_url, api_key="judge-key-1234"), "judge-7b")
+        judge = make_judge(server.base_url, "judge-7b", "instruct")
         assert isinstance(judge, ClaimJudge)
         result = verifier(judge).verify(TWO_CLAIMS, EVIDENCE, TOOLS)
         assert [c.verdict for c in result.claims] == ["supported", "contradicted"]
@@ -500,6 +502,7 @@ def test_the_judge_asks_the_real_llama_server_and_never_allows_silently(
     the judge's verdict or is ``failed`` with one line naming the server; an answer is allowed
     only when every factual claim is supported; the records name the judge, not the URL."""
     monkeypatch.setenv("PROVENAI_API_KEY", API_KEY)  # the judge falls back to it
+    monkeypatch.delenv(JUDGE_API_KEY_ENV, raising=False)
     root = pytester.path
     _two_claim_set(root)
     write_ini(pytester, ["fixtures/judge-mini"], scripted=False)
