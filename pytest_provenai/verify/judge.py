@@ -183,9 +183,10 @@ def parse_minicheck(first: Any) -> tuple[Judgement | None, str]:
 class LLMJudge:
     """A :class:`~pytest_provenai.attribution.pipeline.ClaimJudge` over ``client``'s server.
 
-    ``calls`` counts the requests it sent, ``failures`` the claims it could not judge (both
-    for this process); verdicts are memoised for the process, so repair's re-verification of
-    an unchanged claim asks nothing again."""
+    ``calls`` counts the claims it asked the server about (a request the client retried
+    counts once), ``failures`` the claims it could not judge (both for this process);
+    verdicts are memoised for the process, so repair's re-verification of an unchanged claim
+    asks nothing again."""
 
     def __init__(self, client: JSONClient, model: str, fmt: str = "instruct") -> None:
         if fmt not in JUDGE_FORMATS:
