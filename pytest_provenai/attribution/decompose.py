@@ -7,15 +7,21 @@ An answer is split into claims, each meant to carry one factual proposition:
 2. each line is split into sentences at ``.``/``!``/``?`` followed by whitespace and a
    capital, digit, quote or bracket — not after an abbreviation, an initial, or inside a
    number;
-3. a sentence is split further at ``;`` and at a contrastive ``, but`` / ``, while`` /
-   ``, whereas`` / ``, and also``; the parts keep the sentence's stated attribution.
+3. a sentence is split further at ``;``, at a contrastive ``, but`` / ``, while`` /
+   ``, whereas`` / ``, and also``, and at a conjunction or list comma that joins two
+   clauses ("…, and the fee is 7 EUR") or two predicates of one subject ("founded in 1982
+   and employs 2,895 people": the second claim is checked as "<subject> employs 2,895
+   people"); never inside a quotation or a value ("between 45 and 55 percent", "1.5 and
+   2.0"); every part keeps the attribution its sentence states, at its start or its end.
 
 A claim keeps its exact text and its [start, end) UTF-8 byte range in the answer. Its
 *content* — what is verified — is the text without the attribution phrase and without
 citation tags (``[R0]``); literal values (numbers, units, dates, identifiers, quantities,
 quoted values) are never rewritten. A claim is *non-factual* when it has no content terms,
-or when it is template text (a disclaimer, "consult a professional", "I could not find…")
-that carries no protected value: such claims are not evidence-bearing.
+when it is template text (a disclaimer, "consult a professional", "I could not find…")
+that carries no protected value, or when it is conversation rather than assertion
+(:func:`is_pleasantry`: greetings, thanks, apologies, wishes, offers of help, hedged
+closings, questions to the reader): such claims are not evidence-bearing.
 
 An answer-section claim in the three-line format is usually a bare value (``no [R0]``); when
 the question is given, its content is the question followed by the value, so the claim
@@ -36,7 +42,7 @@ from pytest_provenai.attribution.protected import content_terms, protected_value
 from pytest_provenai.audit.abstention import detect_abstention
 from pytest_provenai.audit.claims import find_citations
 
-__all__ = ["Claim", "claim_at", "decompose", "is_template"]
+__all__ = ["Claim", "claim_at", "decompose", "is_pleasantry", "is_template"]
 
 _HEADER = re.compile(
     r"^[ \t]*(?:\*\*)?(?P<name>final answer|answer|evidence summary|evidence|chain of reasoning|"
@@ -63,6 +69,70 @@ _TEMPLATE = re.compile(
     r"double[- ]check|seek\s+professional)",
     re.IGNORECASE,
 )
+
+
+# Conversation, not assertion: what a sentence opens with (after "Oh," / "And" / "Anyway,").
+_PLEASANTRY = re.compile(
+    r"""^[\W_]*(?:(?:oh|and|also|anyway|again|ok|okay|well|so|but|in\s+any\s+case)[,!]?\s+)?
+    (?:
+      (?:i|we)\s+(?:do\s+|really\s+|sincerely\s+)?hope\b
+    | hope\s+(?:this|that|that['’]s|it|it['’]s|you|your|the|everything|all|things|so|we|they)\b
+    | (?:i|we)\s+trust\s+(?:this|that|it|you)\b
+    | fingers\s+crossed
+    | (?:many\s+|huge\s+|big\s+)?thanks\b(?!\s+to\b) | thank\s+you\b | cheers\b
+    | (?:so\s+|very\s+|really\s+)?sorry\b | (?:my\s+)?apologies\b | i\s+apologi[sz]e
+    | i['’]m\s+(?:so\s+|very\s+)?sorry
+    | (?:i['’]d|i\s+would|i['’]m|i\s+am|we['’]d|we\s+would|we['’]re|we\s+are|i['’]ll|i\s+will)
+      \s+(?:be\s+)?(?:(?:more\s+than|very|really|always)\s+)?
+      (?:happy|glad|pleased|delighted|keen)\s+to
+    | (?:(?:always|more\s+than|very)\s+)?(?:happy|glad|pleased|delighted)\s+to\s+
+      (?!be\b|report\b|say\b|announce\b|confirm\b)[a-z]+
+    | (?:glad|pleased|delighted)\s+(?:that|it|this|you)\b
+    | (?:please\s+)?(?:do\s+)?let\s+(?:me|us)\s+know
+    | (?:just\s+)?(?:say|ask|shout|holler|ping\s+me)\s+if\b
+    | give\s+(?:me|us)\s+a\s+(?:shout|call|nudge) | feel\s+free
+    | (?:do\s+)?(?:tell|ask)\s+me\s+if | if\s+you\s+(?:need|want|would\s+like|['’]d\s+like|have)\b
+      .*\b(?:me|i|i['’]ll|i['’]d|us|we|ask|know|shout|happy)\b
+    | any\s+(?:other|more|further)\b.*\?\s*$ | anything\s+else\b | would\s+you\s+like
+    | do\s+you\s+(?:want|need)\b | shall\s+i\b | should\s+i\b | want\s+me\s+to
+    | (?:i\s+)?can\s+i\s+help | i\s+can\s+(?:also\s+)?(?:check|look|pull|send|dig|find|run|share)\b
+      .*\bif\b
+    | enjoy\b | have\s+(?:a|an|fun)\b | good\s+luck\b | best\s+of\s+luck | all\s+the\s+best
+    | best\s+wishes | (?:wishing|wish)\s+you | safe\s+(?:travels?|journey|trip|flight|drive|
+      crossing)\b | bon\s+voyage | (?:travel|drive|ride|fly)\s+safe(?:ly)?\b
+    | stay\s+(?:safe|warm|dry|well|cool|healthy)\b | take\s+care\b | keep\s+(?:an\s+eye|safe|warm|
+      well|me\s+posted|us\s+posted)\b | see\s+you\b | speak\s+soon | talk\s+soon
+    | welcome\s+(?:to|back|aboard)\b
+    | congratulations\b | congrats\b | well\s+done\b | kudos\b | bravo\b | hooray\b
+    | (?:what\s+(?:a|an)\s+)?(?:lovely|great|wonderful|fantastic|brilliant|excellent|nice|
+      amazing|super|terrific|good|impressive|fine)\s+(?:result|results|news|work|job|choice|idea|
+      question|outcome|effort|start|finish|day|week|season|summer|year|find|catch)\b
+    | no\s+(?:problem|worries)\b | you['’]re\s+welcome | my\s+pleasure | happy\s+(?:to\s+help|
+      hunting|planning|brewing|baking|travels|travelling|traveling|holidays|reading|climbing)\b
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_PROPER_START = re.compile(r"^[\W_]*[A-Z][\w'’-]*\s+(?!I\b)[A-Z][\w'’-]*")
+
+
+def is_pleasantry(text: str) -> bool:
+    """Whether a sentence is conversation rather than a checkable assertion: greetings,
+    thanks, apologies, wishes ("Happy travels!", "Enjoy the show!"), offers of help ("Happy
+    to pull the June payslip too", "Let me know if …"), hedged closings ("Hope this helps
+    with the planning!") and questions to the reader. Judged by the sentence's *shape* —
+    how it opens and whether it asks — not by its values: an offer that names a value
+    ("Happy to look up other candidates at centre 4410") still asserts nothing. A name that
+    only looks like one ("Happy Valley Farm opened in 2019", "Hope Street station …") is
+    not: two capitalised words open it."""
+    stripped = _TAG.sub("", text).strip()
+    if not stripped:
+        return False
+    if _PROPER_START.match(stripped):
+        return False
+    if _PLEASANTRY.match(stripped):
+        return True
+    # a question to the reader asks, it does not assert
+    return stripped.rstrip("\"'”’) ").endswith("?")
 
 
 @dataclass(frozen=True)
@@ -148,6 +218,102 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return _stripped(sentence, spans, start)
 
 
+_COORD = re.compile(r",?\s+and\s+(?!also\b)|,\s+(?=\S)")
+_WORDS = re.compile(r"[^\W_][\w'’.,\-/:]*[^\W_]|[^\W_]")
+_AUXILIARY = frozenset(
+    "is are was were has have had will would can could may might must should shall does did "
+    "do remains remained became becomes isn't wasn't aren't weren't hasn't hadn't won't "
+    "can't couldn't doesn't didn't".split()
+)
+#: Common irregular past forms (English grammar, not a domain list).
+_IRREGULAR_PAST = frozenset(
+    "left took made gave went came ran sold paid held kept won lost built sent spent found got "
+    "bought brought began grew rose fell wrote drove flew met told thought led chose broke "
+    "became stood set put cut read shut hit".split()
+)
+_NOT_VERB_ED = frozenset("red bed need shed seed feed speed hundred sacred naked wicked".split())
+_OBJECT_START = frozenset(
+    "the a an its their his her our your my this that these those every each no all some "
+    "one two three four five six seven eight nine ten twelve".split()
+)
+_SUBJECT_START = _OBJECT_START | frozenset("it he she they we i there".split())
+
+
+def _is_finite(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` reads as a finite verb: an auxiliary, a past form in -ed, or an
+    -s form followed by a number or a determiner ("employs 2,895", "costs the")."""
+    w = words[i].lower()
+    if w in _AUXILIARY or (i > 0 and w in _IRREGULAR_PAST):
+        return True
+    if len(w) > 4 and w.endswith("ed") and w not in _NOT_VERB_ED:
+        return True
+    nxt = words[i + 1] if i + 1 < len(words) else ""
+    return (
+        len(w) > 3
+        and w.endswith("s")
+        and not w.endswith(("ss", "us", "is"))
+        and bool(nxt)
+        and (nxt[0].isdigit() or nxt.lower() in _OBJECT_START)
+    )
+
+
+def _first_verb(words: list[str]) -> int | None:
+    return next((i for i in range(len(words)) if _is_finite(words, i)), None)
+
+
+def _coordinated(
+    text: str, start: int, end: int, keep: list[tuple[int, int]]
+) -> list[tuple[int, int, bool]]:
+    """Split ``text[start:end]`` at ``and`` / list commas that join two clauses or two
+    predicates: [start, end) spans with whether the part needs the first part's subject.
+    Never inside a quotation, a value ("between 45 and 55", "1.5 and 2.0") or a ``keep``
+    range (an attribution phrase)."""
+    clause = text[start:end]
+    cuts: list[tuple[int, int, bool]] = []
+    for m in _COORD.finditer(clause):
+        at, after = start + m.start(), start + m.end()
+        before = clause[: m.start()]
+        if before.count('"') % 2 or before.count("“") > before.count("”"):
+            continue
+        if any(a - 2 <= at <= b + 2 or a - 2 <= after <= b + 2 for a, b in keep):
+            continue
+        left = _WORDS.findall(text[cuts[-1][1] if cuts else start : at])
+        right = _WORDS.findall(text[after:end])
+        if not left or not right or _first_verb(left) is None:
+            continue
+        if re.search(r"\bbetween\s+\S+$", before, re.IGNORECASE) or (
+            left[-1][0].isdigit() and right[0][0].isdigit()
+        ):
+            continue
+        if _is_finite(right, 0) and "and" in m.group(0):
+            cuts.append((at, after, True))  # "… in 1982 and employs 2,895 people"
+            continue
+        verb = _first_verb(right[:6])
+        if verb is not None and (
+            (verb >= 1 and (right[0].lower() in _SUBJECT_START or right[0][:1].isupper()))
+            or 1 <= verb <= 2
+        ):
+            cuts.append((at, after, False))  # "…, and the fee is 7 EUR"
+    if not cuts:
+        return [(start, end, False)]
+    out: list[tuple[int, int, bool]] = []
+    pos, carry = start, False
+    for at, after, needs_subject in cuts:
+        out.append((pos, at, carry))
+        pos, carry = after, needs_subject
+    out.append((pos, end, carry))
+    return [(a, b, c) for a, b, c in out if text[a:b].strip()]
+
+
+def _subject(content: str) -> str | None:
+    """The words of ``content`` before its first finite verb (at most 8), or None."""
+    words = content.split()
+    i = _first_verb(words)
+    if i is None or not 1 <= i <= 8:
+        return None
+    return " ".join(words[:i])
+
+
 def _content(text: str, attribution: Attribution, span_in_text: tuple[int, int] | None) -> str:
     if span_in_text is not None:
         text = text[: span_in_text[0]] + text[span_in_text[1] :]
@@ -166,24 +332,33 @@ def _make(
     section: str,
     sentence: tuple[int, int] | None = None,
     question: str | None = None,
+    subject: str | None = None,
 ) -> Claim:
     """A claim over ``answer[start:end]`` (characters). Attribution is read from the
     enclosing ``sentence`` (default: the claim itself)."""
     text = answer[start:end]
     attribution = find_attribution(text, tools)
     span_in_claim = attribution.span
-    if attribution.status == "unavailable" and sentence is not None and sentence[0] < start:
-        # a later clause keeps the attribution that opens its sentence
-        opening = find_attribution(answer[sentence[0] : start], tools)
-        if opening.span is not None and opening.span[0] == 0:
-            attribution, span_in_claim = opening, None
+    if attribution.status == "unavailable" and sentence is not None:
+        # a part keeps the attribution that opens its sentence or closes it
+        whole_text = answer[sentence[0] : sentence[1]]
+        whole = find_attribution(whole_text, tools)
+        if whole.span is not None:
+            a, b = sentence[0] + whole.span[0], sentence[0] + whole.span[1]
+            outside = b <= start or a >= end
+            opens = whole.span[0] == 0
+            closes = not whole_text[whole.span[1] :].strip(" .!?\"'”’)")
+            if outside and (opens or closes):
+                attribution, span_in_claim = whole, None
     content = _content(text, attribution, span_in_claim)
+    if subject:
+        content = f"{subject} {content[:1].lower()}{content[1:]}"
     bare = _TAG.sub("", text).strip()
     if section == "answer" and question:
         content = f"{question.strip()} {content}"
         factual = bool(bare.strip(" .")) and not detect_abstention(bare, question).abstained
     else:
-        factual = bool(content_terms(bare)) and not is_template(text)
+        factual = bool(content_terms(bare)) and not is_template(text) and not is_pleasantry(text)
     values = tuple(v.text for v in protected_values(content))
     byte_start = len(answer[:start].encode("utf-8"))
     byte_end = byte_start + len(text.encode("utf-8"))
@@ -227,19 +402,32 @@ def decompose(answer: str, tools: Mapping[str, str], *, question: str | None = N
         pos = seg_start
         for line in answer[seg_start:seg_end].split("\n"):
             for s_start, s_end in _sentences(line, pos):
+                whole = find_attribution(answer[s_start:s_end], tools)
+                keep = [(s_start + whole.span[0], s_start + whole.span[1])] if whole.span else []
                 for c_start, c_end in _clauses(answer, s_start, s_end):
-                    claims.append(
-                        _make(
+                    parts = (
+                        _coordinated(answer, c_start, c_end, keep)
+                        if section != "answer"
+                        else [(c_start, c_end, False)]
+                    )
+                    first: Claim | None = None
+                    for p_start, p_end, needs_subject in parts:
+                        subject = (
+                            _subject(first.content) if needs_subject and first is not None else None
+                        )
+                        claim = _make(
                             answer,
                             len(claims),
-                            c_start,
-                            c_end,
+                            p_start,
+                            p_end,
                             tools,
                             section=section,
                             sentence=(s_start, s_end),
                             question=question,
+                            subject=subject,
                         )
-                    )
+                        first = first or claim
+                        claims.append(claim)
             pos += len(line) + 1
     return claims
 

@@ -18,14 +18,15 @@ call that raises fails that claim only, and the lexical rescue does not override
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from pytest_provenai.attribution.decompose import Claim, decompose
-from pytest_provenai.attribution.families import implied_attribution
+from pytest_provenai.attribution.families import Attribution, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
 from pytest_provenai.attribution.protected import check_values, overlap, rescue
 from pytest_provenai.attribution.routing import Route, centroid, cosine, route
+from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS
 from pytest_provenai.attribution.verdict import (
     AnswerVerdict,
     ClaimDecision,
@@ -48,10 +49,52 @@ __all__ = [
     "Verifier",
     "chunks",
     "prepare_claims",
+    "resolve_by_similarity",
 ]
 
 PREMISE_BUDGET = 512
 """Token budget of the premise–claim pair (the seed's service default)."""
+
+
+SIMILARITY_MINIMUM = 0.35
+"""Least cosine between an unknown source phrase and a family description to resolve it."""
+SIMILARITY_MARGIN = 0.08
+"""Least lead of the best family over the second (otherwise the phrase stays ambiguous)."""
+
+
+def resolve_by_similarity(
+    encoder: Encoder,
+    attributions: Sequence[Attribution],
+    *,
+    minimum: float = SIMILARITY_MINIMUM,
+    margin: float = SIMILARITY_MARGIN,
+) -> list[Attribution]:
+    """The last resolution rule (issue 23): an attribution phrase whose noun phrase neither
+    the trace's tools nor the lexicon resolved (``ambiguous``, ``unresolved_phrase``) is
+    compared with :data:`~pytest_provenai.attribution.statement.FAMILY_DESCRIPTIONS` by the
+    encoder; the best family is taken only with cosine ≥ ``minimum`` and a lead ≥
+    ``margin`` over the second (rule ``similarity``). Anything else is returned unchanged."""
+    todo = [
+        i
+        for i, a in enumerate(attributions)
+        if a.status == "ambiguous" and a.reason == "unresolved_phrase" and a.noun_phrase
+    ]
+    out = list(attributions)
+    if not todo:
+        return out
+    names = list(FAMILY_DESCRIPTIONS)
+    vectors = encoder.embed([FAMILY_DESCRIPTIONS[f] for f in names])
+    phrases = encoder.embed([attributions[i].noun_phrase for i in todo])
+    for i, q in zip(todo, phrases, strict=True):
+        sims = sorted(
+            ((cosine(q, v), f) for f, v in zip(names, vectors, strict=True)), reverse=True
+        )
+        (best, family), (second, _) = sims[0], sims[1]
+        if best >= minimum and best - second >= margin:
+            out[i] = replace(
+                attributions[i], status="stated", family=family, rule="similarity", reason=""
+            )
+    return out
 
 
 def chunks(text: str) -> list[str]:
@@ -198,10 +241,27 @@ class Verifier:
         )
 
     # -- verification ----------------------------------------------------------------
+    def resolve_attributions(self, claims: Sequence[Claim]) -> list[Claim]:
+        """The claims with unknown source phrases resolved by similarity where the margin
+        allows (:func:`resolve_by_similarity`); an encoder that fails leaves them
+        ambiguous (never a family)."""
+        try:
+            resolved = resolve_by_similarity(self.encoder, [c.attribution for c in claims])
+        except Exception:
+            return list(claims)
+        return [
+            c if a is c.attribution else replace(c, attribution=a)
+            for c, a in zip(claims, resolved, strict=True)
+        ]
+
     def verify_claims(
         self, text: str, claims: Sequence[Claim], evidence: EvidenceSet
     ) -> AnswerResult:
-        """Verify given claims of ``text`` (gold claims of a fixture, or decomposed ones)."""
+        """Verify given claims of ``text`` (gold claims of a fixture, or decomposed ones).
+        The support text of each claim is its ``content``: the claim without its attribution
+        phrase (stripped by the decomposer), so support is judged on the fact alone and the
+        stated family is checked separately (conflation)."""
+        claims = self.resolve_attributions(claims)
         families = evidence.families()
         try:
             prepared = self.prepare(claims, evidence)

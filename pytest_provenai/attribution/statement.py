@@ -491,7 +491,7 @@ def _with_context(text: str, start: int, end: int, closing: str) -> tuple[int, i
         return lead, end
     if closing == "," and has_comma and start > 0:
         stop = text.rfind(",", start, end)
-        return lead, stop if stop > start else end
+        return lead, stop + 1 if stop > start else end
     return start, end
 
 
@@ -528,6 +528,23 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
         if m.group("cue").lower() == "per" and resolved is None and not has_det:
             continue  # "per hour" is a rate
         np = resolved or words
+        # "according to the record and a web search": each source is a phrase of its own
+        rest = tokens[tokens.index(np[-1]) + 1 :]
+        if len(rest) > 1 and rest[0][0] == "and":
+            second = longest_resolving(_noun_phrase(rest[1:]) or [])
+            if second:
+                end2, closing2 = _closing(text, second[-1][2])
+                add(
+                    Span(
+                        np[-1][2],
+                        end2 if closing2 == "," else second[-1][2],
+                        phrase(second),
+                        second[0][1],
+                        second[-1][2],
+                        "cue_before",
+                        True,
+                    )
+                )
         end, closing = _closing(text, np[-1][2])
         start, end = _with_context(text, m.start(), end, closing)
         if closing == "":
@@ -561,7 +578,7 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
                 continue
             nxt = tokens[k + width][0] if k + width < len(tokens) else ""
             if (
-                (nxt and _is_verb(tokens, k + width))
+                (nxt and _is_verb(tokens, k + width) and singular(tokens[k][0]) in _SOURCE_NOUNS)
                 or nxt in _BE
                 or (width == 1 and nxt in ("up", "off", "out", "down"))
                 or (tokens[k][0] in ("has", "have", "had") and nxt == "been")
