@@ -10,6 +10,8 @@ by adding its words to the rules.
 
 from __future__ import annotations
 
+import itertools
+import random
 from collections.abc import Sequence
 from typing import Any
 
@@ -135,7 +137,7 @@ def test_spans_do_not_overlap_and_are_in_order() -> None:
     text = "According to the terms, and as the depot table shows, the fee is 3 EUR."
     spans = find_spans(text, lambda np: resolve(np, TOOLS).family is not None)
     assert [s.start for s in spans] == sorted(s.start for s in spans)
-    assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(spans))
 
 
 # -- the phrase is stripped from what is scored ------------------------------------------------
@@ -324,3 +326,43 @@ def test_held_out_pleasantries_and_factual_look_alikes() -> None:
     )
     assert len(factual) / len(HELD_OUT_FACTUAL) >= 0.95, set(HELD_OUT_FACTUAL) - set(factual)
     assert all(is_pleasantry(s) for s in non_factual[:5])
+
+
+_PIECES = [
+    "According to",
+    "the",
+    "record",
+    "says",
+    ",",
+    ".",
+    " and ",
+    "per",
+    "hour",
+    "'s",
+    "Hope",
+    "4.1.1",
+    "14 June 07:15",
+    "between 45 and 55",
+    "web_search",
+    "?",
+    "!",
+    "Café",
+    "\n",
+    "of",
+    "the depot table shows",
+    "news reports",
+    "",
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_any_text_decomposes_without_raising_and_ranges_hold(seed: int) -> None:
+    rng = random.Random(seed)
+    text = " ".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 30)))
+    data = text.encode("utf-8")
+    for c in decompose(text, TOOLS):
+        assert data[c.start : c.end].decode("utf-8") == c.text
+        a = c.attribution
+        assert a.status in ("stated", "ambiguous", "implied", "unavailable")
+        assert (a.family is not None) == (a.status == "stated") or a.status == "implied"
+        assert a.rule is None or a.status == "stated"
