@@ -59,6 +59,12 @@ TOOLS = {
         ("Online sources say the depot is in Harwick.", "search", None),
         ("The scan info lists the label as printed at 08:03.", "metadata", None),
         ("As the handbook notes, drivers rest every 4 hours.", "document", None),
+        # prefaces, brackets, passives with "by", "what X says"
+        ("That fits the handbook: drivers rest every 4 hours.", "document", None),
+        ("The van left at 06:40 (per the depot table).", "database", " (per the depot table)"),
+        ("Looking at the depot table, the van left at 06:40.", "database", None),
+        ("The refund was confirmed by the parcel record.", "record", " by the parcel record"),
+        ("According to what the terms say, refunds take 14 days.", "document", None),
     ],
 )
 def test_cue_shapes_find_the_stated_family(text: str, family: str, phrase: str | None) -> None:
@@ -81,6 +87,8 @@ def test_cue_shapes_find_the_stated_family(text: str, family: str, phrase: str |
         "Hope you find the parcel quickly!",
         "The label has been reprinted twice.",
         "The humidity must stay under 55 percent.",
+        "The failed payments were caused by an expired card.",
+        "The van has one rule: drive slowly.",
     ],
 )
 def test_shapes_that_state_no_source(text: str) -> None:

@@ -385,11 +385,19 @@ _STRONG_CUE = re.compile(
     r"specified|mentioned|laid\s+out)\s+(?:in|by|on)|per)\s+(?=\S)",
     re.IGNORECASE,
 )
-_WEAK_CUE = re.compile(r"\b(?P<cue>in|from|under|on|within|based\s+on)\s+(?=\S)", re.IGNORECASE)
+_WEAK_CUE = re.compile(
+    r"\b(?P<cue>in|from|under|on|within|based\s+on|looking\s+at|checking|consulting|"
+    r"(?:confirmed|reported|shown|recorded|backed\s+up|supported|borne\s+out|indicated|"
+    r"listed|stated|noted|given)\s+by|"
+    r"fits|matches|agrees\s+with|tallies\s+with|consistent\s+with)\s+(?=\S)",
+    re.IGNORECASE,
+)
 _CLAUSE_START = re.compile(
     r"(?:^|(?<=[,;:—–(])|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas))[ \t]*", re.IGNORECASE
 )
-_DETERMINERS = frozenset("the a an this that these those your our its their his her my".split())
+_DETERMINERS = frozenset(
+    "the a an this that these those your our its their his her my what".split()
+)
 _PRONOUNS = frozenset("it this that they he she we i you there".split())
 _JOINERS = frozenset(("of", "for"))
 _BE = frozenset("is are was were be been being will would can could may might must".split())
@@ -438,7 +446,9 @@ def _tokens(text: str, pos: int, limit: int = 14) -> list[Token]:
 def _noun_phrase(tokens: list[Token]) -> list[Token]:
     """The noun phrase at the start of ``tokens``: a determiner skipped, then words until a
     function word (one ``of``/``for`` joiner allowed inside), at most MAX_NP_WORDS."""
-    i = 1 if tokens and tokens[0][0] in _DETERMINERS else 0
+    i = 0
+    while i < min(2, len(tokens)) and tokens[i][0] in _DETERMINERS:
+        i += 1  # "what the terms say"
     out: list[Token] = []
     joined = False
     while i < len(tokens):
@@ -475,6 +485,9 @@ def _closing(text: str, end: int) -> tuple[int, str]:
     m = re.compile(r"[ \t]*,[ \t]*").match(text, end)
     if m is not None:
         return m.end(), ","
+    m = re.compile(r"[ \t]*:[ \t]*").match(text, end)
+    if m is not None:
+        return m.end(), ":"
     if re.compile(r"[ \t]*(?:[.!?;)\]\"”]|$)").match(text, end):
         return end, "."
     return end, ""
@@ -484,6 +497,10 @@ def _with_context(text: str, start: int, end: int, closing: str) -> tuple[int, i
     """Widen a span so that the claim reads without it: a final ``…, according to X.``
     takes its comma and the spaces before it; a parenthetical ``, X says,`` takes the comma
     before it and keeps the one after out."""
+    opened = re.search(r"[ \t]*\([ \t]*$", text[:start])
+    shut = re.compile(r"[ \t]*\)").match(text, end)
+    if opened is not None and shut is not None:
+        return opened.start(), shut.end()  # "(per the fleet table)"
     before = re.search(r"[ \t]*,?[ \t]*$", text[:start])
     lead = before.start() if before else start
     has_comma = "," in text[lead:start]
@@ -558,9 +575,15 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
         end, closing = _closing(text, resolved[-1][2])
         if not closing or (closing == "." and m.group("cue").lower() == "from"):
             continue  # "the page was from the physics paper." is a fact, not a source
-        start, end = _with_context(text, m.start(), end, closing)
+        cue = m.group("cue").lower()
+        # "was confirmed by the record": the participle is the claim's, "by X" the source's
+        cue_start = m.start() + (cue.rfind(" by") + 1 if cue.endswith(" by") else 0)
+        start, end = _with_context(text, cue_start, end, closing)
         if closing == "." and start > 0:
             end = resolved[-1][2]
+        lead_in = text[:start]
+        if closing == ":" and len(lead_in.split()) <= 3 and not re.search(r"[.!?;:]", lead_in):
+            start = 0  # "That fits the manual: …" — the whole preface is the attribution
         add(Span(start, end, phrase(resolved), resolved[0][1], resolved[-1][2], "weak_cue", False))
     for m in _CLAUSE_START.finditer(text):
         pos = m.end()
