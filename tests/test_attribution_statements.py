@@ -65,6 +65,12 @@ TOOLS = {
         ("Looking at the depot table, the van left at 06:40.", "database", None),
         ("The refund was confirmed by the parcel record.", "record", " by the parcel record"),
         ("According to what the terms say, refunds take 14 days.", "document", None),
+        # joined phrases: the part's source names the family, a date is not a source
+        ("The data from the depot table shows the van left at 06:40.", "database", None),
+        ("Per VX-226's entry in the depot table, it is due on 5 May.", "database", None),
+        ("According to the parcel record in March, it weighed 4 kg.", "record", None),
+        ("VX-226 is listed in the depot table as due for service.", "database", None),
+        ("I checked the depot table: the van left at 06:40.", "database", None),
     ],
 )
 def test_cue_shapes_find_the_stated_family(text: str, family: str, phrase: str | None) -> None:
@@ -158,6 +164,8 @@ def test_spans_do_not_overlap_and_are_in_order() -> None:
         ("A web search turned up that the depot opened in 2029.", "The depot opened in 2029."),
         # a content verb carries meaning: only the source is cut
         ("The shipping terms allow returns within 30 days.", "Allow returns within 30 days."),
+        ("According to the parcel record in March, it weighed 4 kg.", "In March, it weighed 4 kg."),
+        ("VX-226 is listed in the depot table as due.", "VX-226 is listed as due."),
     ],
 )
 def test_claim_content_has_no_attribution_phrase(text: str, content: str) -> None:

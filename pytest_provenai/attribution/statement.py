@@ -273,7 +273,9 @@ def names_a_source_noun(noun_phrase: str) -> bool:
     if re.fullmatch(r"\s*[A-Za-z]\w*_\w+\s*", noun_phrase):
         return True  # a tool's own name, "from web_search"
     words = _np_words(noun_phrase)
-    heads = [p.split()[-1] for p in re.split(r" (?:of|for) ", " ".join(words)) if p.split()]
+    heads = [
+        p.split()[-1] for p in re.split(r" (?:of|for|from|in|on) ", " ".join(words)) if p.split()
+    ]
     return any(singular(h) in _SOURCE_NOUNS for h in heads) or any(w in MARKERS for w in words)
 
 
@@ -320,8 +322,14 @@ def resolve(
     for tool in sorted(tools):
         if bare in _tool_variants(tool) or noun_phrase.strip().lower() == tool.lower():
             return Resolution(tools[tool], tool, "tool_name")
-    pieces = re.split(r" (?:of|for) ", joined)
+    pieces = re.split(r" (?:of|for|from|in|on) ", joined)
     heads = [p.split()[-1] for p in pieces if p.split()]
+    if len(heads) > 1:
+        heads.sort(key=lambda h: h in _PART_NOUNS)  # the part's source first
+    for piece in pieces:  # "the search results from web_search"
+        for tool in sorted(tools):
+            if piece in _tool_variants(tool):
+                return Resolution(tools[tool], tool, "tool_name")
     content = [w for w in words if w not in _JOINERS]
     ordered = {t: _tool_words(t) for t in tools}
     names = {t: set(w) for t, w in ordered.items()}
@@ -387,6 +395,7 @@ _STRONG_CUE = re.compile(
 )
 _WEAK_CUE = re.compile(
     r"\b(?P<cue>in|from|under|on|within|based\s+on|looking\s+at|checking|consulting|"
+    r"(?:i|we)\s+(?:checked|looked\s+at|looked\s+up|queried|searched|pulled\s+up)|going\s+off|"
     r"(?:confirmed|reported|shown|recorded|backed\s+up|supported|borne\s+out|indicated|"
     r"listed|stated|noted|given)\s+by|"
     r"fits|matches|agrees\s+with|tallies\s+with|consistent\s+with)\s+(?=\S)",
@@ -399,7 +408,15 @@ _DETERMINERS = frozenset(
     "the a an this that these those your our its their his her my what".split()
 )
 _PRONOUNS = frozenset("it this that they he she we i you there".split())
-_JOINERS = frozenset(("of", "for"))
+_JOINERS = frozenset(("of", "for", "from", "in", "on"))
+#: Joiners whose second part must name a source itself ("the data from the fleet table"),
+#: so that "the record in March" stays "the record".
+_LOCATIVE = frozenset(("from", "in", "on"))
+#: Nouns for a part of a source: the other part of a joined phrase names the source
+#: ("VX-226's entry in the fleet table" is the fleet table).
+_PART_NOUNS = frozenset(
+    "entry entries section page row line part field column item paragraph clause".split()
+)
 _BE = frozenset("is are was were be been being will would can could may might must".split())
 #: Reporting verbs that name an attribution even when the noun phrase is unknown ("the
 #: shipping manifest says"): only forms that are not also common nouns ("show", "report").
@@ -531,6 +548,9 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
             part = words[:n]
             if part[-1][0] in _JOINERS:
                 continue
+            joins = [i for i, t in enumerate(part) if t[0] in _LOCATIVE and i > 0]
+            if joins and not names_source(phrase(part[joins[0] + 1 :])):
+                continue  # "the record in March" is "the record"
             if names_source(phrase(part)):
                 return part
         return None
@@ -573,6 +593,24 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
         if resolved is None or not names_a_source_noun(phrase(resolved)):
             continue
         end, closing = _closing(text, resolved[-1][2])
+        if not closing and m.group("cue").lower() in ("in", "on"):
+            as_follows = re.compile(r"[ \t]+as\b").match(text, resolved[-1][2])
+            if as_follows is not None:
+                # "VX-226 is listed in the fleet table as due": the phrase goes, "as" stays
+                lead = re.search(r"[ \t]*$", text[: m.start()])
+                start = lead.start() if lead else m.start()
+                add(
+                    Span(
+                        start,
+                        resolved[-1][2],
+                        phrase(resolved),
+                        resolved[0][1],
+                        resolved[-1][2],
+                        "weak_cue",
+                        False,
+                    )
+                )
+            continue
         if not closing or (closing == "." and m.group("cue").lower() == "from"):
             continue  # "the page was from the physics paper." is a fact, not a source
         cue = m.group("cue").lower()
