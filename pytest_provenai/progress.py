@@ -14,7 +14,7 @@ is doing.
   case per worker. While a test function with unfinished cases has no finished case yet
   there is no honest number, and the line says ``ETA unknown``.
 
-  The processes (``plugin._test_processes``) are the workers xdist starts, counted on the
+  The processes (:func:`worker_count`) are the workers xdist starts, counted on the
   controller from its ``tx`` list when xdist distributes at all (``--dist`` not ``no``):
   ``-n N`` sets ``tx`` to N ``popen`` specs after xdist turned ``auto``/``logical`` into a
   number and ``--maxprocesses`` capped it, and ``--tx 3*popen`` counts 3. Without xdist
@@ -35,6 +35,12 @@ is doing.
   ``/dev/tty`` so pytest's output capture never swallows it; otherwise (``plain``, CI logs)
   it writes one ordinary line at most every ``--provenai-progress-every`` seconds as cases
   finish. ``-q -q`` or ``--provenai-progress off`` silences it.
+* The wiring (what the plugin's hooks call): :func:`start_progress` at session start gives
+  every test process its :class:`LiveStatus` and registers the controller's
+  :class:`ProgressReporter` (plugin name ``provenai-progress``); :func:`configure_node` hands
+  each xdist worker the status folder (``workerinput``); :func:`running` marks the item a
+  process runs; :func:`stop_progress` takes the line away before the summary and
+  :func:`close_progress` ends it all at unconfigure.
 """
 
 from __future__ import annotations
@@ -42,15 +48,37 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
+import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
+
+import pytest
 
 from pytest_provenai._io import atomic_write_json
+from pytest_provenai.options import Settings
+from pytest_provenai.transport import GATE_ATTR
 
-__all__ = ["LiveStatus", "Progress", "ProgressReporter", "fmt_duration"]
+__all__ = [
+    "LiveStatus",
+    "Progress",
+    "ProgressReporter",
+    "close_progress",
+    "configure_node",
+    "fmt_duration",
+    "new_line",
+    "running",
+    "start_progress",
+    "stop_progress",
+    "worker_count",
+]
+
+PROGRESS = "provenai-progress"  # the ProgressReporter's plugin name
+CHANNEL_KEY = pytest.StashKey[Path]()  # the controller's status folder (under xdist)
+CHANNEL_INPUT = "provenai_progress"  # workerinput key: that folder, for each worker
 
 SLOW_SECONDS = 10.0
 """A running case shows its details in the line once it has run this long."""
@@ -140,6 +168,24 @@ def _eta(remaining: set[str], count: dict[str, int], spent: dict[str, float], wo
     return fmt_duration(work / max(1, min(workers, len(remaining))))
 
 
+class ProgressSettings(Protocol):
+    """What :func:`start_progress` reads of the session."""
+
+    @property
+    def worker_id(self) -> str | None: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+
+class CountsModelCalls(Protocol):
+    """What the influence layer's runner tells the status: its model calls so far (a
+    :class:`~pytest_provenai.subject.subject.ModelRunner` is one)."""
+
+    @property
+    def model_calls(self) -> int: ...
+
+
 class LiveStatus:
     """What this process is running now (see module docstring)."""
 
@@ -148,7 +194,7 @@ class LiveStatus:
         self.channel = channel
         self._lock = threading.Lock()
         self._state: dict[str, Any] = {}
-        self._runner: Any = None
+        self._runner: CountsModelCalls | None = None
         self._calls0 = 0
         self._written: str | None = None
         self._stop = threading.Event()
@@ -164,14 +210,14 @@ class LiveStatus:
             self._state = {"nodeid": nodeid, "case": case, "since": time.time(), "phase": "test"}
             self._runner = None
 
-    def influence(self, ablations: int, mode: str, runner: Any) -> None:
+    def influence(self, ablations: int, mode: str, runner: CountsModelCalls | None) -> None:
         """The influence layer started: ``ablations`` leave-one-out runs in ``mode``;
         ``runner`` (a ModelRunner or None) is asked for ``model_calls`` as they happen."""
         with self._lock:
             if self._state:
                 self._state.update(phase="influence", ablations=ablations, mode=mode)
                 self._runner = runner
-                self._calls0 = int(getattr(runner, "model_calls", 0)) if runner else 0
+                self._calls0 = runner.model_calls if runner is not None else 0
 
     def end(self) -> None:
         with self._lock:
@@ -185,9 +231,7 @@ class LiveStatus:
                 return None
             state = dict(self._state, worker=self.worker)
             if self._runner is not None:
-                calls = getattr(self._runner, "model_calls", None)
-                if isinstance(calls, int):
-                    state["model_calls"] = calls - self._calls0
+                state["model_calls"] = self._runner.model_calls - self._calls0
             return state
 
     def _loop(self) -> None:
@@ -255,7 +299,7 @@ class ProgressReporter:
             self._thread.start()
 
     def pytest_runtest_logreport(self, report: Any) -> None:
-        if getattr(report, "provenai_gate", False):
+        if getattr(report, GATE_ATTR, False):
             return
         nodeid = report.nodeid
         seconds = self._spent.get(nodeid, 0.0) + float(getattr(report, "duration", 0.0) or 0.0)
@@ -331,3 +375,115 @@ def open_tty() -> IO[str] | None:
         return open("/dev/tty", "w", encoding="utf-8")
     except OSError:
         return None
+
+
+# -- the wiring: what the plugin's hooks call -------------------------------------------------
+def start_progress(
+    config: pytest.Config, state: ProgressSettings, cases: Callable[[], set[str]]
+) -> LiveStatus:
+    """At session start (before xdist starts its workers: they get the channel): this
+    process's :class:`LiveStatus`; on the controller (or the only process) also the
+    :class:`ProgressReporter` over the plan's case items ``cases()``, unless
+    ``--provenai-progress off``, ``-q -q``, ``--collect-only`` or no terminal reporter."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:  # an xdist worker: its status goes to the controller's folder
+        given = workerinput.get(CHANNEL_INPUT)
+        return LiveStatus(state.worker_id or "worker", Path(given) if given else None)
+    live = LiveStatus("main")
+    mode, every = state.settings.progress, state.settings.progress_every
+    if mode == "off" or config.get_verbosity() <= -2 or config.option.collectonly:
+        return live
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return live
+    tty = None
+    if mode in ("auto", "live") and (mode == "live" or reporter.isatty):
+        tty = open_tty()
+    channel: Path | None = None
+    if config.pluginmanager.hasplugin("xdist") and getattr(config.option, "numprocesses", None):
+        channel = Path(tempfile.mkdtemp(prefix="provenai-progress-"))
+        config.stash[CHANNEL_KEY] = channel
+
+    def now_running() -> list[dict[str, Any]]:
+        if channel is not None:
+            return read_channel(channel)
+        snap = live.snapshot()
+        return [snap] if snap else []
+
+    def column() -> int:
+        return int(config.get_terminal_writer().width_of_current_line)
+
+    def write_line(line: str) -> None:
+        new_line(config, reporter)
+        reporter.write_line(line)
+
+    progress = ProgressReporter(
+        mode="live" if tty is not None else "plain",
+        every=every,
+        cases=cases,
+        running=now_running,
+        write_line=write_line,
+        column=column,
+        tty=tty,
+        workers=worker_count(config),
+    )
+    config.pluginmanager.register(progress, name=PROGRESS)
+    return live
+
+
+def worker_count(config: pytest.Config) -> int:
+    """How many processes run tests side by side (module docstring): the workers xdist
+    starts from its ``tx`` specs when it distributes, else 1."""
+    if not config.pluginmanager.hasplugin("xdist") or config.getoption("dist", "no") == "no":
+        return 1
+    count = 0
+    for spec in config.getoption("tx", None) or ():
+        head, star, _ = str(spec).partition("*")
+        count += int(head) if star and head.isdigit() else 1
+    return max(1, count)
+
+
+def new_line(config: pytest.Config, terminal: Any) -> None:
+    """End the line of pytest's progress dots (under xdist they have no file name line, so
+    ``ensure_newline`` alone does not)."""
+    terminal.ensure_newline()
+    if config.get_terminal_writer().width_of_current_line:
+        terminal.write("\n")
+
+
+def configure_node(node: Any) -> None:
+    """xdist: tell a worker where to write what it is running (the progress line)."""
+    channel = node.config.stash.get(CHANNEL_KEY, None)
+    if channel is not None:
+        node.workerinput[CHANNEL_INPUT] = str(channel)
+
+
+@contextlib.contextmanager
+def running(live: LiveStatus | None, nodeid: str) -> Iterator[None]:
+    """While this process runs the item ``nodeid``."""
+    if live is not None:
+        live.begin(nodeid)
+    try:
+        yield
+    finally:
+        if live is not None:
+            live.end()
+
+
+def stop_progress(config: pytest.Config) -> None:
+    """Stop the controller's line (at session finish, before pytest's summary)."""
+    progress = config.pluginmanager.get_plugin(PROGRESS)
+    if progress is not None:
+        progress.close()
+
+
+def close_progress(config: pytest.Config, live: LiveStatus | None) -> None:
+    """At unconfigure: unregister the reporter, stop the status thread, remove the folder."""
+    progress = config.pluginmanager.get_plugin(PROGRESS)
+    if progress is not None:
+        config.pluginmanager.unregister(progress)
+    if live is not None:
+        live.close()
+    channel = config.stash.get(CHANNEL_KEY, None)
+    if channel is not None:
+        shutil.rmtree(channel, ignore_errors=True)

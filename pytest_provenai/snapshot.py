@@ -13,7 +13,8 @@ A golden file's name is its test id made safe by :func:`golden_stem` (injective,
 component). Golden files and the folders above them are regular files and folders: a symlink
 is refused (:func:`check_golden_folder`), never read or written through, and a write replaces
 the file atomically. Which golden files are unused is decided here, by
-:func:`unused_goldens`, not by syrupy's own discovery (README, "Golden snapshots").
+:func:`unused_goldens`, not by syrupy's own discovery (README, "Golden snapshots"); the
+:class:`GoldenBook` plugin object keeps those books for a run.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ import json
 import os
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from syrupy.data import SnapshotCollections
 from syrupy.extensions.base import AbstractSyrupyExtension
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
@@ -269,3 +272,90 @@ def extension_for(
         (VerdictExtension,),
         {"golden_root": str(golden_root), "model_folder": folder},
     )
+
+
+# -- golden bookkeeping for a run ---------------------------------------------------------------
+GOLDEN_WORKEROUTPUT_KEY = "provenai_golden"
+
+
+class GoldenBook:
+    """Golden bookkeeping (README, "Golden snapshots"), a plugin of its own like syrupy's
+    DeferXDist. The snapshot fixtures (:meth:`snapshot`) tell it each golden folder and test
+    function a run uses (refusing a folder that holds a symlink); xdist workers send theirs
+    through ``workeroutput``. At the end the controller reports the golden files of those
+    tests whose case is in no configured fixture set (exit status 1) or, under
+    ``--snapshot-update``, deletes them. syrupy's own unused-snapshot discovery never sees
+    golden files (``VerdictExtension.discover_snapshots``). ``scope()`` gives the name of
+    every configured case and the sets that failed to load (the session's
+    ``golden_scope``)."""
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        golden_root: Path,
+        scope: Callable[[], tuple[frozenset[str], tuple[str, ...]]],
+    ) -> None:
+        self.config = config
+        self.golden_root = golden_root
+        self.scope = scope
+        self.functions: dict[str, set[str]] = defaultdict(set)  # golden folder -> tests
+        self.refused: dict[str, str | None] = {}  # golden folder -> symlink error, checked once
+        self.lines: list[str] = []
+
+    def snapshot(self, snapshot: Any, folder: str, variant: str | None = None) -> Any:
+        """syrupy's ``snapshot`` bound to the verdict extension writing under
+        ``golden/<folder>/`` (see :func:`extension_for`), its folder and test function
+        booked."""
+        extension = extension_for(self.golden_root, folder, variant)
+        assertion = snapshot.use_extension(extension)
+        location = assertion.test_location
+        self.use(
+            Path(extension.dirname(test_location=location)), location.snapshot_name.split("[")[0]
+        )
+        return assertion
+
+    def use(self, folder: Path, function: str) -> None:
+        key = str(folder)
+        if key not in self.refused:
+            try:
+                check_golden_folder(self.golden_root, folder)
+                self.refused[key] = None
+            except GoldenError as exc:
+                self.refused[key] = str(exc)
+        if self.refused[key] is not None:
+            raise GoldenError(self.refused[key])
+        self.functions[key].add(function)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        payload = getattr(node, "workeroutput", {}).get(GOLDEN_WORKEROUTPUT_KEY)
+        for folder, functions in json.loads(payload or "{}").items():
+            self.functions[folder].update(functions)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        config = self.config
+        if hasattr(config, "workerinput"):
+            payload = {folder: sorted(fns) for folder, fns in self.functions.items()}
+            config.workeroutput[GOLDEN_WORKEROUTPUT_KEY] = json.dumps(payload)  # type: ignore[attr-defined]
+            return
+        if not self.functions or config.getoption("disable_unused_snapshots", False):
+            return
+        known, failed = self.scope()
+        self.lines, fail = settle_unused(
+            self.functions,
+            known,
+            failed,
+            update=bool(config.getoption("update_snapshots", False)),
+            cleanup=not config.getoption("no_cleanup", False),
+            warn=bool(config.getoption("warn_unused_snapshots", False)),
+            shown=lambda p: os.path.relpath(p, config.rootpath),
+        )
+        if fail and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(trylast=True)  # after syrupy's snapshot report
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.lines:
+            terminalreporter.write_sep("-", "provenai golden snapshots")
+            for line in self.lines:
+                terminalreporter.write_line(line)
