@@ -125,7 +125,7 @@ def test_a_results_file_of_another_kind_is_refused_in_one_line(tmp_path: Path) -
     bad = tmp_path / "r.json"
     for content, problem in (
         ('{"tool": "pytest-provenai", "schema_version": 1}', "schema_version 1"),
-        ("[1, 2", "not valid JSON"),
+        ("[1, 2", "expected valid JSON, got invalid JSON at line 1:"),
         ('{"tool": "other"}', "not a pytest-provenai results JSON"),
     ):
         bad.write_text(content, encoding="utf-8")
