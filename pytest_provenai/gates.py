@@ -14,33 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS
-from pytest_provenai.audit.fidelity import FIDELITY_METRICS
-from pytest_provenai.audit.influence import INFLUENCE_METRICS
 from pytest_provenai.audit.metrics import Metric, summarise_metric
-from pytest_provenai.audit.provenance import PROVENANCE_METRICS
 from pytest_provenai.errors import ConfigError
+from pytest_provenai.metric_registry import MARKER_METRICS, MARKERS
 
-# Markers and the metrics their gates may name. Later layers add theirs here.
-MARKERS: dict[str, str] = {
-    "fidelity": "answer correctness and citation fidelity gates, e.g. "
-    "fidelity(answer_accuracy=0.2, citation_f1=0.3)",
-    "influence": "resource-influence gates (leave-one-resource-out ablation), e.g. "
-    "influence(influence_measured=1.0, citation_influence_gap_rate=0.9)",
-    "provenance": "provenance release gates (quotations, aids, no-answer cases)",
-}
-MARKER_METRICS: dict[str, dict[str, Metric]] = {
-    "fidelity": FIDELITY_METRICS,
-    "influence": INFLUENCE_METRICS,
-    "provenance": PROVENANCE_METRICS,
-}
-
-# The attribution layer: claim-level source verification of answers written from tool calls.
-MARKERS["attribution"] = (
-    "claim-level attribution gates over MCP tool traces, conflation probes and live MCP "
-    "sessions, e.g. attribution(reject_f1=0.7, probe_block_rate=1.0)"
-)
-MARKER_METRICS["attribution"] = ATTRIBUTION_METRICS
+__all__ = ["MARKERS", "MARKER_METRICS", "GateResult", "GateSpec", "evaluate", "parse_marker"]
 
 
 @dataclass(frozen=True)

@@ -497,7 +497,7 @@ def exposure_matrix(
 
 # --- per-test summary (results JSON and terminal) -------------------------------------------
 
-SUMMARY_METRICS: dict[str, tuple[str, ...]] = {
+LAYER_SUMMARY_METRICS: dict[str, tuple[str, ...]] = {
     "quotation": ("quotation_agreement", "false_quote_match_rate"),
     "derivation": ("derivation_agreement", "unwarranted_accepted_rate", "warranted_rate"),
     "exposure": (
@@ -529,10 +529,12 @@ def provenance_summary(
     in ``undefined``, as in :func:`pytest_provenai.audit.fidelity.aggregate`.
     ``correct_unknown_rate`` is added when every case expects an unknown."""
     present = [r for r in records if isinstance(r, Mapping) and "missing" not in r]
-    layer = next((k for k in SUMMARY_METRICS if present and all(k in r for r in present)), None)
+    layer = next(
+        (k for k in LAYER_SUMMARY_METRICS if present and all(k in r for r in present)), None
+    )
     if layer is None:
         return None
-    names = list(SUMMARY_METRICS[layer])
+    names = list(LAYER_SUMMARY_METRICS[layer])
     if layer == "exposure" and all(r.get("expects_unknown") is True for r in present):
         names.insert(0, "correct_unknown_rate")
     metrics = {n: PROVENANCE_METRICS[n] for n in names}

@@ -30,11 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_provenai.audit.fidelity import FIDELITY_METRICS
-from pytest_provenai.audit.influence import INFLUENCE_METRICS
 from pytest_provenai.audit.metrics import Metric
-from pytest_provenai.audit.provenance import PROVENANCE_METRICS
-from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
 from pytest_provenai.audit.stats import (
     DEFAULT_SEED,
     paired_bootstrap_ci,
@@ -42,7 +38,7 @@ from pytest_provenai.audit.stats import (
     paired_ratio_bootstrap_ci,
     sum_counts,
 )
-from pytest_provenai.gates import MARKER_METRICS
+from pytest_provenai.metric_registry import METRICS, layer_metrics
 from pytest_provenai.report.results import RunResults, TestResults
 
 __all__ = [
@@ -231,28 +227,20 @@ def identity_differences(base: RunResults, new: RunResults) -> list[str]:
 
 
 # -- metrics ----------------------------------------------------------------------------
-def _metric_lookup() -> dict[str, Metric]:
-    table: dict[str, Metric] = {**RETRIEVAL_METRICS}
-    for metrics in MARKER_METRICS.values():
-        table.update(metrics)
-    return table
-
-
 def _metrics_for(bt: TestResults, nt: TestResults) -> list[Metric]:
     """The metrics both runs summarised for this test, in the summaries' order."""
-    lookup = _metric_lookup()
     names: list[str] = []
     if bt.fidelity is not None and nt.fidelity is not None:
-        names += list(FIDELITY_METRICS)
+        names += list(layer_metrics("fidelity"))
     if bt.retrieval is not None and nt.retrieval is not None:
-        names += list(RETRIEVAL_METRICS)
+        names += list(layer_metrics("retrieval"))
     if (
         bt.influence
         and nt.influence
         and bt.influence.get("metrics")
         and nt.influence.get("metrics")
     ):
-        names += list(INFLUENCE_METRICS)
+        names += list(layer_metrics("influence"))
     if bt.provenance and nt.provenance:
         bn = set(bt.provenance.get("metrics", {}))
         names += [n for n in nt.provenance.get("metrics", {}) if n in bn]
@@ -260,8 +248,8 @@ def _metrics_for(bt: TestResults, nt: TestResults) -> list[Metric]:
         names += [n for n in nt.attribution if n in bt.attribution]
     seen: dict[str, Metric] = {}
     for n in names:
-        if n in lookup and n not in seen:
-            seen[n] = lookup[n] if n not in PROVENANCE_METRICS else PROVENANCE_METRICS[n]
+        if n in METRICS and n not in seen:
+            seen[n] = METRICS[n].metric
     return list(seen.values())
 
 

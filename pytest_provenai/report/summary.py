@@ -8,21 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_provenai.metric_registry import MATRIX_COLUMNS, TERMINAL_FIDELITY, label
 from pytest_provenai.report.results import RunResults
-
-# (label, metric name) in the order they are printed
-SUMMARY_METRICS: tuple[tuple[str, str], ...] = (
-    ("answer accuracy", "answer_accuracy"),
-    ("answer EM", "answer_em"),
-    ("answer F1", "answer_f1"),
-    ("citation P  (tau=1.0)", "citation_precision"),
-    ("citation R  (tau=1.0)", "citation_recall"),
-    ("citation F  (tau=1.0)", "citation_f1"),
-    ("citation P  (tau=0.34)", "citation_precision_semantic"),
-    ("citation R  (tau=0.34)", "citation_recall_semantic"),
-    ("citation F  (tau=0.34)", "citation_f1_semantic"),
-    ("citation-free answers", "citation_free_rate"),
-)
 
 
 def _fmt(m: dict[str, Any] | None) -> str:
@@ -48,14 +35,14 @@ def summary_lines(results: RunResults, *, results_path: Path | None = None) -> l
             continue
         missing = f", {t.missing} without a record" if t.missing else ""
         lines.append(f"{test}: n={t.n}{missing}  (mean, 95% bootstrap CI by case)")
-        for label, name in SUMMARY_METRICS:
+        for name in TERMINAL_FIDELITY:
             if name in t.fidelity:
-                lines.append(f"  {label:<24} {_fmt(t.fidelity[name])}")
+                lines.append(f"  {label(name):<24} {_fmt(t.fidelity[name])}")
         if t.retrieval is not None:  # index mode: retrieval is reported apart from citation
             r = t.retrieval
-            label = f"retrieval recall@{k}"
+            recall = f"retrieval recall@{k}"
             lines.append(
-                f"  {label:<24} {_fmt(r['retrieval_recall_at_k'])}; all gold retrieved "
+                f"  {recall:<24} {_fmt(r['retrieval_recall_at_k'])}; all gold retrieved "
                 f"{_fmt(r['retrieval_all_gold_rate'])}; wrong answer + gold missed "
                 f"{_fmt(r['retrieval_miss_answer_failure_rate'])}"
             )
@@ -121,13 +108,6 @@ def influence_lines(results: RunResults) -> list[str]:
     return lines
 
 
-_MATRIX_LABELS = (
-    ("aid_value_leak_rate", "aid-value leak"),
-    ("aid_citation_rate", "aid citation"),
-    ("abstention_rate", "abstention"),
-)
-
-
 def _cell(m: dict[str, Any]) -> str:
     if m.get("value") is None:
         return "n/a"
@@ -164,20 +144,20 @@ def provenance_lines(results: RunResults) -> list[str]:
         if matrix["error"]:
             lines.append(f"  exposure matrix: not computed ({matrix['error']})")
             continue
-        head = "".join(f"{label:<24}" for _, label in _MATRIX_LABELS)
+        head = "".join(f"{col_label:<24}" for _, col_label in MATRIX_COLUMNS)
         lines.append("  exposure matrix (rate [95% CI])")
         lines.append(f"    {'treatment':<10}{head}n")
         order = matrix.get("treatment_order") or list(matrix["treatments"])
         for t in order:
             row = matrix["treatments"][t]
-            cells = "".join(f"{_cell(row[c]):<24}" for c, _ in _MATRIX_LABELS)
+            cells = "".join(f"{_cell(row[c]):<24}" for c, _ in MATRIX_COLUMNS)
             lines.append(f"    {t:<10}{cells}{row['n']}")
         lines.append("  paired difference vs baseline (95% CI, cases resampled together)")
         for t in order:
             row = matrix["treatments"][t]
             if t == "baseline":
                 continue
-            cells = "".join(f"{_delta(row[c]):<24}" for c, _ in _MATRIX_LABELS)
+            cells = "".join(f"{_delta(row[c]):<24}" for c, _ in MATRIX_COLUMNS)
             lines.append(f"    {t:<10}{cells.rstrip()}")
     return lines
 

@@ -14,13 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS
-from pytest_provenai.audit.fidelity import FIDELITY_METRICS
-from pytest_provenai.audit.influence import INFLUENCE_METRICS, VERDICTS
-from pytest_provenai.audit.metrics import Metric
-from pytest_provenai.audit.provenance import PROVENANCE_METRICS
-from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
-from pytest_provenai.gates import MARKER_METRICS
+from pytest_provenai.audit.influence import VERDICTS
+from pytest_provenai.metric_registry import MARKER_METRICS, MATRIX_COLUMNS, METRICS
 from pytest_provenai.report.results import TOOL, RunResults, TestResults
 
 __all__ = ["VERDICT_LABELS", "case_key", "case_rows", "overview", "report_data"]
@@ -28,33 +23,23 @@ __all__ = ["VERDICT_LABELS", "case_key", "case_rows", "overview", "report_data"]
 VERDICT_LABELS: dict[str, str] = {v: v.replace("_", " ") for v in VERDICTS}
 """The influence verdicts in display order (cited × influential) and their labels."""
 
-MATRIX_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("aid_value_leak_rate", "aid-value leak"),
-    ("aid_citation_rate", "aid citation"),
-    ("abstention_rate", "abstention"),
-)
-"""The exposure matrix's columns, as the terminal summary prints them."""
 
-_ALL_METRICS: dict[str, Metric] = {
-    **FIDELITY_METRICS,
-    **RETRIEVAL_METRICS,
-    **INFLUENCE_METRICS,
-    **PROVENANCE_METRICS,
-    **ATTRIBUTION_METRICS,
-}
+def _order(name: str) -> int:
+    entry = METRICS.get(name)
+    return entry.order if entry else len(METRICS)
 
 
 def _metric_rows(summaries: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """One row per metric summary (``{"value", "ci", "n", "undefined", ...}``) with the
     metric's direction and description where the metric is known."""
     rows: list[dict[str, Any]] = []
-    order = {name: i for i, name in enumerate(_ALL_METRICS)}
-    names = sorted(summaries or {}, key=lambda n: (order.get(n, len(order)), n))
+    names = sorted(summaries or {}, key=lambda n: (_order(n), n))
     for name in names:
         summ = (summaries or {})[name]
         if not isinstance(summ, Mapping):
             continue
-        metric = _ALL_METRICS.get(name)
+        entry = METRICS.get(name)
+        metric = entry.metric if entry else None
         ci = summ.get("ci")
         rows.append(
             {
