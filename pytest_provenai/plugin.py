@@ -24,13 +24,14 @@ Fixtures a test can request:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 import pytest
 
 from pytest_provenai import configure, progress, selection
 from pytest_provenai.errors import FixtureSetError, ProvenaiError
 from pytest_provenai.finish import finish_run, write_summary
+from pytest_provenai.fixture_types import InfluenceFn, RecordFn
 from pytest_provenai.frozen.model import AnyCase
 from pytest_provenai.plan import plan_collection
 from pytest_provenai.report.results import RunResults
@@ -171,14 +172,6 @@ def provenai_subject(pytestconfig: pytest.Config) -> Subject:
         pytest.exit(f"provenai: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
-class RecordFn(Protocol):
-    """``record(rec, trace=None) -> rec``: what ``provenai_record`` gives a test. The trace,
-    when given, is shown in the HTML report beside the record (raw output, resource titles);
-    it never enters the record or its snapshot."""
-
-    def __call__(self, rec: dict[str, Any], trace: Trace | None = None) -> dict[str, Any]: ...
-
-
 @pytest.fixture
 def provenai_record(request: pytest.FixtureRequest) -> RecordFn:
     session = _session(request.config)
@@ -191,9 +184,7 @@ def provenai_record(request: pytest.FixtureRequest) -> RecordFn:
 
 
 @pytest.fixture
-def provenai_influence(
-    request: pytest.FixtureRequest, provenai_subject: Subject
-) -> Callable[[Any, Any], dict[str, Any]]:
+def provenai_influence(request: pytest.FixtureRequest, provenai_subject: Subject) -> InfluenceFn:
     """``influence(case, trace) -> dict``: the record's influence layer, measured by
     leave-one-resource-out ablation as ``--provenai-ablation`` says (exact, naive or off)."""
     session = _session(request.config)

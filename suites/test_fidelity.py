@@ -7,7 +7,7 @@ marker's gates hold the population means to floor values measured on the default
 
 import pytest
 
-from pytest_provenai.audit.fidelity import fidelity_record
+from pytest_provenai.api import fidelity_record
 
 
 @pytest.mark.fidelity(answer_accuracy=0.10, citation_recall_semantic=0.02, citation_free_rate=0.90)

@@ -12,7 +12,7 @@ shows which verdicts flipped after a model change. The gates fail closed: with
 
 import pytest
 
-from pytest_provenai.audit.fidelity import fidelity_record
+from pytest_provenai.api import fidelity_record
 
 
 # Floors/ceilings under what the default model measured on the 61 shipped cases: answers

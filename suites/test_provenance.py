@@ -18,10 +18,12 @@ which the 135M default model is far from. See docs/provenance.md.
 
 import pytest
 
-from pytest_provenai.audit.derivation import derivation_record
-from pytest_provenai.audit.provenance import exposure_record
-from pytest_provenai.audit.quotation import quotation_record
-from pytest_provenai.subject.exposure import run_treatments
+from pytest_provenai.api import (
+    derivation_record,
+    exposure_record,
+    quotation_record,
+    run_treatments,
+)
 
 
 @pytest.mark.provenai_kind("quotation")

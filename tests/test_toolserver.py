@@ -20,7 +20,7 @@ from pytest_provenai.subject.backends.base import Decoding
 from pytest_provenai.subject.subject import ModelSubject
 from pytest_provenai.toolserver.capture import ToolSession, replay
 from pytest_provenai.toolserver.server import build_server
-from pytest_provenai.toolserver.subject import MCPSubject
+from pytest_provenai.toolserver.subject import MCPAnswerer
 from pytest_provenai.toolserver.tools import TOOL_NAMES, HotpotTools, ToolInputError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -167,7 +167,7 @@ def test_mcp_subject_harness_drives_the_calls(tools: HotpotTools, case: Case) ->
         Decoding(),
         "cpu",
     )
-    answered = MCPSubject(tools, subject=ModelSubject(generator)).answer(case)
+    answered = MCPAnswerer(tools, subject=ModelSubject(generator)).answer(case)
     tools_called = [c.tool for c in answered.session.calls]
     assert tools_called == ["get_example"] + ["get_evidence_document"] * 10
     assert answered.cites == [answered.seen[1][0]] and len(answered.seen) == 10
@@ -188,7 +188,7 @@ def agent_reading_gold(question: str, tools: Any) -> dict[str, Any]:
 
 
 def test_mcp_subject_agent_mode_records_gold_access(tools: HotpotTools, case: Case) -> None:
-    mcp = MCPSubject(tools, agent=f"{__name__}:agent_reading_gold")
+    mcp = MCPAnswerer(tools, agent=f"{__name__}:agent_reading_gold")
     answered = mcp.answer(case)
     assert answered.session.gold_access and answered.driver == "agent"
     assert answered.cites[1] == "ghost"

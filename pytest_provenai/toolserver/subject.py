@@ -1,6 +1,6 @@
 """Answering HotpotQA cases through the MCP tools, with every call recorded.
 
-:class:`MCPSubject` opens one recorded session per case against the in-process ProvenAI
+:class:`MCPAnswerer` opens one recorded session per case against the in-process ProvenAI
 server. Two ways to answer:
 
 * **the harness drives** (default): ``get_example`` → (``search_hotpotqa(question, k)``
@@ -30,7 +30,7 @@ from pytest_provenai.toolserver.capture import ToolSession
 from pytest_provenai.toolserver.server import build_server
 from pytest_provenai.toolserver.tools import HotpotTools
 
-__all__ = ["AGENT_CONTRACT", "MCPAnswer", "MCPSubject"]
+__all__ = ["AGENT_CONTRACT", "MCPAnswer", "MCPAnswerer", "MCPSubject"]
 
 AgentFn = Callable[[str, ToolSession], Any]
 
@@ -54,9 +54,11 @@ class MCPAnswer:
     driver: str = "harness"
 
 
-class MCPSubject:
-    """See the module docstring. ``subject`` writes the answer in the harness-driven mode;
-    ``agent`` replaces the whole step."""
+class MCPAnswerer:
+    """Answers a case through a recorded MCP tool session (see the module docstring). Not a
+    :class:`~pytest_provenai.subject.subject.Subject`: it returns an :class:`MCPAnswer` (the
+    session, answer, cited sources), not a Trace. ``subject`` writes the answer in the
+    harness-driven mode; ``agent`` replaces the whole step."""
 
     def __init__(
         self,
@@ -165,3 +167,8 @@ class MCPSubject:
             seen=seen,
             driver="agent",
         )
+
+
+MCPSubject = MCPAnswerer
+"""The old name, kept until ``verify/runtime.py`` (another owner's module) imports
+:class:`MCPAnswerer`."""
