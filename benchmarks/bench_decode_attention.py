@@ -89,9 +89,9 @@ def main() -> None:
     os.environ.setdefault("PROVENAI_NUM_THREADS", "1")
 
     from pytest_provenai.subject.backends import Decoding, load_generator
-    from pytest_provenai.subject.backends.transformers_backend import (
-        _left_padded_cache,
-        _packed_attention,
+    from pytest_provenai.subject.backends.transformers_speculative import (
+        left_padded_cache,
+        packed_attention,
     )
 
     gen: Any = load_generator("transformers", None, decoding=Decoding(max_new_tokens=1))
@@ -116,7 +116,7 @@ def main() -> None:
             ]
             for _ in range(rows)
         ]
-        cache = _left_padded_cache(cached, context)
+        cache = left_padded_cache(cached, context)
         mask = torch.ones(rows, context + positions, dtype=torch.long)
         mask[:, :50] = 0  # left padding
         mask[:, 700:710] = 0  # holes of rejected drafts
@@ -125,7 +125,7 @@ def main() -> None:
         ctx = {
             "own": contextlib.nullcontext(),
             "enable_gqa": enable_gqa(),
-            "packed": _packed_attention(model),
+            "packed": packed_attention(model),
         }[mode]
         with torch.inference_mode(), ctx:
             start = time.perf_counter()

@@ -58,7 +58,7 @@ def main() -> None:
     from pytest_provenai.frozen.load import load_fixture_set
     from pytest_provenai.subject.ablation import _prompts
     from pytest_provenai.subject.backends.base import Decoding
-    from pytest_provenai.subject.backends.openai_backend import (
+    from pytest_provenai.subject.backends.served import (
         ServedOptions,
         load_served,
         truncate_rows,

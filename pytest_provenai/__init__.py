@@ -3,7 +3,7 @@
 Importing this package is cheap and changes nothing in the environment: no torch, mlx or
 model is loaded until a backend is used, and ``OMP_WAIT_POLICY=PASSIVE`` (a default the
 user's environment overrides) is set only when an audit is about to load a model
-(``subject.backends._common.prepare_torch_import``).
+(``subject.backends.libraries.prepare_torch_import``).
 """
 
 __version__ = "0.1.0"

@@ -83,7 +83,7 @@ def _settings(config: pytest.Config) -> opt.Settings:
         except ProvenaiError as exc:
             raise ProvenaiError(f"{opt.flag(opt.INDEX)}: {exc}") from None
     if settings.served is not None and not hasattr(config, "workerinput"):  # once, controller
-        from pytest_provenai.subject.backends.openai_backend import check_servers
+        from pytest_provenai.subject.backends.served import check_servers
 
         config.stash[SERVED_KEY] = check_servers(
             [settings.served.options(u, settings.model) for u in settings.served.base_urls],

@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_provenai import cache_layout
 from pytest_provenai.audit.influence import DEFAULT_THETA_FLOOR
@@ -27,9 +27,14 @@ from pytest_provenai.errors import ConfigError
 from pytest_provenai.subject.ablation import MODES as ABLATION_MODES
 from pytest_provenai.subject.backends.base import Decoding
 from pytest_provenai.subject.backends.http import DEFAULT_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
-
-if TYPE_CHECKING:
-    from pytest_provenai.subject.backends.openai_backend import ServedOptions
+from pytest_provenai.subject.backends.registry import REGISTRY
+from pytest_provenai.subject.backends.served.generator import BACKEND_NAME as SERVED_BACKEND
+from pytest_provenai.subject.backends.served.settings import (
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_TOP_LOGPROBS,
+    ServedOptions,
+    ServedSettings,
+)
 
 # (option dest/ini name, command-line flag, help, kind) — kind drives ini registration.
 BACKEND = "provenai_backend"
@@ -200,7 +205,7 @@ OPTIONS += (
     ),
 )
 
-BUILTIN_BACKENDS = ("transformers", "mlx", "openai")
+BUILTIN_BACKENDS: tuple[str, ...] = tuple(REGISTRY)  # transformers, mlx, openai
 _DEVICE_RE = re.compile(r"^(cpu|mps|auto|cuda(:\d+)?)$")
 _PIPELINE_RE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
@@ -617,8 +622,6 @@ TOKENIZER = "provenai_tokenizer"
 TOP_LOGPROBS = "provenai_top_logprobs"
 MAX_CONCURRENCY = "provenai_max_concurrency"
 REQUEST_TIMEOUT = "provenai_request_timeout"
-DEFAULT_TOP_LOGPROBS = 20
-DEFAULT_MAX_CONCURRENCY = 4
 
 OPTIONS += (
     (BASE_URL, "string", "openai backend: the server's API root, e.g. http://127.0.0.1:8000/v1"),
@@ -636,62 +639,21 @@ OPTIONS += (
     (
         TOP_LOGPROBS,
         "string",
-        "openai backend: top-k alternatives asked for per position (default: 20)",
+        "openai backend: top-k alternatives asked for per position "
+        f"(default: {DEFAULT_TOP_LOGPROBS})",
     ),
     (
         MAX_CONCURRENCY,
         "string",
-        "openai backend: most requests in flight per worker (default: 4)",
+        f"openai backend: most requests in flight per worker (default: {DEFAULT_MAX_CONCURRENCY})",
     ),
     (
         REQUEST_TIMEOUT,
         "string",
         "openai backend: seconds one HTTP request may take before it is retried or fails "
-        "(default: 600)",
+        f"(default: {DEFAULT_REQUEST_TIMEOUT:g})",
     ),
 )
-
-
-@dataclass(frozen=True)
-class ServedSettings:
-    """The openai backend's options (the API key never: it stays in the environment)."""
-
-    base_urls: tuple[str, ...]
-    tokenizer: str | None
-    top_logprobs: int = DEFAULT_TOP_LOGPROBS
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
-    request_timeout: float = DEFAULT_REQUEST_TIMEOUT
-
-    def for_results(self) -> dict[str, Any]:
-        return {
-            "base_urls": list(self.base_urls),
-            "tokenizer": self.tokenizer,
-            "top_logprobs": self.top_logprobs,
-            "max_concurrency": self.max_concurrency,
-            "request_timeout": self.request_timeout,
-        }
-
-    def base_url_for(self, worker_id: str | None) -> str:
-        """gwN takes base_urls[N mod len] (like --provenai-devices); others the first."""
-        if worker_id and worker_id.startswith("gw"):
-            try:
-                return self.base_urls[int(worker_id[2:]) % len(self.base_urls)]
-            except ValueError:
-                pass
-        return self.base_urls[0]
-
-    def options(self, base_url: str, model: str | None) -> ServedOptions:
-        """The backend's options for one server."""
-        from pytest_provenai.subject.backends.openai_backend import ServedOptions
-
-        return ServedOptions(
-            base_url=base_url,
-            model=model,
-            tokenizer=self.tokenizer,
-            top_logprobs=self.top_logprobs,
-            max_concurrency=self.max_concurrency,
-            timeout=self.request_timeout,
-        )
 
 
 def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | None:
@@ -704,7 +666,7 @@ def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | No
         for n in (BASE_URL, BASE_URLS, TOKENIZER, TOP_LOGPROBS, MAX_CONCURRENCY, REQUEST_TIMEOUT)
         if get(n)
     ]
-    if backend != "openai":
+    if backend != SERVED_BACKEND:
         if given:
             raise ConfigError(
                 f"{flag(given[0])} is only used with --provenai-backend openai; remove it or "
@@ -728,8 +690,9 @@ def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | No
     except BackendError as exc:
         raise ConfigError(str(exc)) from None
     top_raw, conc_raw = get(TOP_LOGPROBS), get(MAX_CONCURRENCY)
-    return ServedSettings(
-        base_urls=urls,
+    server = ServedOptions(
+        base_url=urls[0],
+        model=None,  # filled per server by ServedSettings.options
         tokenizer=str(get(TOKENIZER)).strip() if get(TOKENIZER) else None,
         top_logprobs=(
             DEFAULT_TOP_LOGPROBS
@@ -741,6 +704,7 @@ def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | No
             if conc_raw in (None, "")
             else _int(MAX_CONCURRENCY, conc_raw, minimum=1)
         ),
-        request_timeout=_seconds(REQUEST_TIMEOUT, get(REQUEST_TIMEOUT), DEFAULT_REQUEST_TIMEOUT)
+        timeout=_seconds(REQUEST_TIMEOUT, get(REQUEST_TIMEOUT), DEFAULT_REQUEST_TIMEOUT)
         or DEFAULT_REQUEST_TIMEOUT,
     )
+    return ServedSettings(base_urls=urls, server=server)

@@ -159,7 +159,7 @@ class ProvenaiSession:
         if self.subject_error is not None:
             raise self.subject_error
         if self._subject is None:
-            from pytest_provenai.subject.backends._common import prepare_torch_import
+            from pytest_provenai.subject.backends.libraries import prepare_torch_import
 
             prepare_torch_import()  # an audit is about to load a model (OMP_WAIT_POLICY)
             start = time.perf_counter()

@@ -15,12 +15,12 @@ import pytest
 from pytest_provenai.errors import BackendError
 from pytest_provenai.subject.backends import Decoding, load_generator
 from pytest_provenai.subject.backends import default_model as dm
-from pytest_provenai.subject.backends._common import preload_mlx_blas
+from pytest_provenai.subject.backends.libraries import preload_mlx_blas
 
 
 def _mlx_unavailable() -> str | None:
     # Import mlx.core only (not mlx_lm: it imports torch, which must be imported after the
-    # backend's own set-up, see _common.prepare_torch_import). An opt-in
+    # backend's own set-up, see libraries.prepare_torch_import). An opt-in
     # $PROVENAI_MLX_BLAS must be loaded before mlx.core is first imported.
     preload_mlx_blas()
     hint = "install with: pip install 'mlx[cpu]' mlx-lm"

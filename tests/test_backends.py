@@ -29,10 +29,10 @@ from pytest_provenai.subject.backends import (
     resolve_device,
 )
 from pytest_provenai.subject.backends import default_model as dm
-from pytest_provenai.subject.backends._common import stop_token_ids
+from pytest_provenai.subject.backends.tokenizer import stop_token_ids
 
 # find_spec, not importorskip: importing torch here would pre-empt the backend's own
-# torch set-up (OMP_WAIT_POLICY default, see _common.prepare_torch_import).
+# torch set-up (OMP_WAIT_POLICY default, see libraries.prepare_torch_import).
 if importlib.util.find_spec("torch") is None or importlib.util.find_spec("transformers") is None:
     pytest.skip("the transformers backend needs torch and transformers", allow_module_level=True)
 
@@ -112,7 +112,7 @@ def test_the_lazy_front_and_the_loaded_backend_agree(gen: Any, prompt: str) -> N
     from transformers import AutoTokenizer
 
     from pytest_provenai.subject.backends import open_generator
-    from pytest_provenai.subject.backends._common import load_tokenizer
+    from pytest_provenai.subject.backends.tokenizer import load_tokenizer
 
     lazy = open_generator("transformers", None, decoding=Decoding(max_new_tokens=MAX_NEW))
     auto = AutoTokenizer.from_pretrained(str(gen.folder), local_files_only=True)
@@ -245,10 +245,10 @@ def test_packed_grouped_query_attention_equals_the_models_sdpa(gen: Any, positio
     import torch
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
-    from pytest_provenai.subject.backends.transformers_backend import (
+    from pytest_provenai.subject.backends.transformers_speculative import (
         PACKED_ATTENTION,
-        _packed_attention,
-        _packed_gqa_attention,
+        packed_attention,
+        packed_gqa_attention,
     )
 
     class Module(torch.nn.Module):
@@ -265,13 +265,13 @@ def test_packed_grouped_query_attention_equals_the_models_sdpa(gen: Any, positio
     mask = torch.rand(batch, 1, positions, length, generator=rng) > 0.3
     mask[..., 0] = True
     for m in (mask, None) if positions == 1 else (mask,):
-        ours, _ = _packed_gqa_attention(Module(), query, key, value, m, scaling=dim**-0.5)
+        ours, _ = packed_gqa_attention(Module(), query, key, value, m, scaling=dim**-0.5)
         ref, _ = sdpa_attention_forward(Module(), query, key, value, m, scaling=dim**-0.5)
         assert ours.shape == ref.shape == (batch, positions, heads, dim)
         assert torch.allclose(ours, ref, atol=1e-5), float((ours - ref).abs().max())
     model = gen.model
     before = model.config._attn_implementation
-    with _packed_attention(model):
+    with packed_attention(model):
         assert model.config._attn_implementation == PACKED_ATTENTION
     assert model.config._attn_implementation == before
 
@@ -281,15 +281,15 @@ def test_left_padded_decoding_cache_selects_and_grows_like_plain_tensors() -> No
     one buffer; dropping finished prompts (rows kept in order: moved down in place; any
     other order: gathered) and appending afterwards give exactly what padding, indexing
     and concatenating plain tensors give."""
-    from pytest_provenai.subject.backends._common import prepare_torch_import
+    from pytest_provenai.subject.backends.libraries import prepare_torch_import
 
     prepare_torch_import()
     import torch
 
-    from pytest_provenai.subject.backends.transformers_backend import (
+    from pytest_provenai.subject.backends.transformers_speculative import (
         GROW_STEP,
-        _crop_to,
-        _left_padded_cache,
+        crop_to,
+        left_padded_cache,
     )
 
     rng = torch.Generator().manual_seed(0)
@@ -316,7 +316,7 @@ def test_left_padded_decoding_cache_selects_and_grows_like_plain_tensors() -> No
         )
 
     for select in ([0, 2, 3], [3, 0]):  # in order: moved in place; reordered: gathered
-        cache = _left_padded_cache(rows, width)
+        cache = left_padded_cache(rows, width)
         assert int(cache.get_seq_length()) == width
         expect = [[plain(i, 0), plain(i, 1)] for i in range(n_layers)]
         for i, layer in enumerate(cache.layers):
@@ -340,7 +340,7 @@ def test_left_padded_decoding_cache_selects_and_grows_like_plain_tensors() -> No
                 for i, layer in enumerate(cache.layers):
                     assert torch.equal(layer.keys, expect[i][0])
                     assert torch.equal(layer.values, expect[i][1])
-        _crop_to(cache, width)
+        crop_to(cache, width)
         assert int(cache.get_seq_length()) == width
         assert torch.equal(cache.layers[0].keys, expect[0][0][..., :width, :])
 
@@ -503,7 +503,7 @@ def test_unknown_backend() -> None:
 
 
 def test_backend_library_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pytest_provenai.subject.backends as backends
+    import pytest_provenai.subject.backends.registry as backends
 
     monkeypatch.setattr(backends, "missing_modules", lambda *mods: ["torch"])
     with pytest.raises(BackendError) as exc:
@@ -626,7 +626,7 @@ def test_thread_default_divides_cores_among_xdist_workers(
 )
 def test_mlx_blas_preload_with_a_bad_path_says_the_fix() -> None:
     code = (
-        "from pytest_provenai.subject.backends._common import preload_mlx_blas\n"
+        "from pytest_provenai.subject.backends.libraries import preload_mlx_blas\n"
         "from pytest_provenai.errors import BackendError\n"
         "try:\n    preload_mlx_blas()\nexcept BackendError as e:\n    print(e)\n"
     )

@@ -17,7 +17,7 @@ from served import API_KEY, MODEL_ALIAS, Proxy, shift_echo, strip_logprobs
 
 from pytest_provenai.errors import BackendError
 from pytest_provenai.subject.backends.base import TIE_MARGIN, Decoding
-from pytest_provenai.subject.backends.openai_backend import (
+from pytest_provenai.subject.backends.served import (
     OpenAIGenerator,
     ServedOptions,
     check_servers,

@@ -12,7 +12,7 @@ from served import Scripted
 
 from pytest_provenai import options as opt
 from pytest_provenai.errors import ConfigError
-from pytest_provenai.subject.backends.openai_backend import topk_rows, truncate_rows
+from pytest_provenai.subject.backends.served import topk_rows, truncate_rows
 from pytest_provenai.subject.kl import kl_rows
 
 

@@ -255,7 +255,7 @@ def _exact_score(
 ) -> AblationRun:
     """Backends that can score but have no KV fast path: one teacher-forced forward per
     ablation; regenerate only those whose argmax leaves the realised output."""
-    from pytest_provenai.subject.backends._common import first_divergence
+    from pytest_provenai.subject.backends.divergence import first_divergence
 
     assert trace.view is not None and trace.generation is not None
     full = trace.view.prompt

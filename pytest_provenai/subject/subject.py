@@ -31,7 +31,7 @@ from pytest_provenai.subject.backends.base import (
     Tokenizing,
 )
 from pytest_provenai.subject.backends.lazy import LazyGenerator
-from pytest_provenai.subject.backends.openai_backend import ServedOptions
+from pytest_provenai.subject.backends.served.settings import ServedOptions
 from pytest_provenai.subject.cache import PRODUCER_GENERATE, GenerationCache
 from pytest_provenai.subject.parse import parse_output
 from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt, make_resources
@@ -371,12 +371,6 @@ def make_subject(
         return PipelineSubject(pipeline)
     decoding = Decoding(max_new_tokens=max_new_tokens)
     cache = GenerationCache(cache_root) if cache_root is not None else None
-    if backend == "openai":
-        from pytest_provenai.subject.backends.openai_backend import load_served
-
-        if served is None:
-            raise BackendError("--provenai-backend openai needs --provenai-base-url")
-        return ModelSubject(load_served(served, decoding), cache)
     if ":" in backend:
         factory = import_callable(backend, "--provenai-backend")
         generator = factory(model=model, device=device, decoding=decoding)
@@ -386,10 +380,12 @@ def make_subject(
                 "does not implement the Generator protocol (identity, capabilities, "
                 "render_chat, generate, score)"
             )
-    else:  # a built-in backend: its weights load on the first cache miss
-        from pytest_provenai.subject.backends import open_generator
+    else:  # a built-in backend (the registry's): local weights load on the first cache miss
+        from pytest_provenai.subject.backends import OpenRequest, open_backend
 
-        generator = open_generator(backend, model, device=device, decoding=decoding)
+        generator = open_backend(
+            backend, OpenRequest(model=model, device=device, decoding=decoding, served=served)
+        )
     return ModelSubject(generator, cache)
 
 
@@ -398,13 +394,14 @@ def preflight(*, backend: str, model: str | None, pipeline: str | None) -> None:
     the pipeline imports, the backend's libraries are installed, the model path exists."""
     from pathlib import Path
 
-    from pytest_provenai.subject.backends import check_backend
+    from pytest_provenai.subject.backends import backend_entry, check_backend
 
     if pipeline:
         import_callable(pipeline, "--provenai-pipeline")
         return
-    if backend == "openai":
-        return  # a served model: the plugin probes the server (openai_backend.check_servers)
+    entry = backend_entry(backend)
+    if entry is not None and not entry.local:
+        return  # a served model: the plugin probes the server (served.check_servers)
     if ":" in backend:
         import_callable(backend, "--provenai-backend")
     else:

@@ -107,7 +107,7 @@ class NLIFolder:
                 f"--provenai-nli-model {folder}: config.json id2label must name entailment, "
                 f"neutral and contradiction; it names {sorted(id2label.values())}"
             )
-        from pytest_provenai.subject.backends._common import folder_identity
+        from pytest_provenai.subject.backends.models import folder_identity
 
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

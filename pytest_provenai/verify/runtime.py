@@ -95,12 +95,9 @@ class AttributionRuntime:
     def _lm_generator(self) -> Any:
         """The LM feature's generator (lazy: its weights load on the first score)."""
         if self._lm is None:
-            from pytest_provenai.subject.backends import load_generator
+            from pytest_provenai.subject.backends import load_generator, local_backend
 
-            self._lm = load_generator(
-                self.backend if self.backend in ("transformers", "mlx") else "transformers",
-                self.model,
-            )
+            self._lm = load_generator(local_backend(self.backend), self.model)
         return self._lm
 
     def recipe(self) -> dict[str, Any]:
@@ -126,7 +123,7 @@ class AttributionRuntime:
         nli = None
         if self.settings.nli_model is not None:
             from pytest_provenai._io import sha256_file
-            from pytest_provenai.subject.backends._common import folder_identity
+            from pytest_provenai.subject.backends.models import folder_identity
 
             folder = Path(self.settings.nli_model)
             name, weights = folder_identity(folder)
@@ -156,7 +153,7 @@ class AttributionRuntime:
         if self.settings.judge_url is not None:
             return self._build_judged()
         require_extra("sklearn")
-        from pytest_provenai.subject.backends._common import prepare_torch_import
+        from pytest_provenai.subject.backends.libraries import prepare_torch_import
 
         prepare_torch_import()  # MiniLM is about to import torch (OMP_WAIT_POLICY)
         from pytest_provenai.attribution.pipeline import FeatureSource, NLIJudge, Verifier
@@ -181,7 +178,7 @@ class AttributionRuntime:
 
     def _build_judged(self) -> Auditor:
         """MiniLM for routing and premises, the LLM judge for support (no forest)."""
-        from pytest_provenai.subject.backends._common import prepare_torch_import
+        from pytest_provenai.subject.backends.libraries import prepare_torch_import
 
         prepare_torch_import()  # MiniLM is about to import torch (OMP_WAIT_POLICY)
         from pytest_provenai.attribution.pipeline import NLIJudge, Verifier

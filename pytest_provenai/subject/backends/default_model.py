@@ -289,7 +289,7 @@ def _require_conversion_libs() -> None:
 
 def _convert_into(gguf_path: Path, out: Path) -> None:
     """Dequantise ``gguf_path`` into an HF folder at ``out`` (float32 safetensors)."""
-    if "torch" not in sys.modules:  # see _common.prepare_torch_import
+    if "torch" not in sys.modules:  # see libraries.prepare_torch_import
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import torch
     import transformers

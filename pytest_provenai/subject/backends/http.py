@@ -37,6 +37,8 @@ TRANSIENT_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 DEFAULT_RETRIES = 3
 DEFAULT_BACKOFF = 0.5
 DEFAULT_TIMEOUT = 600.0
+DEFAULT_MAX_CONCURRENCY = 4
+"""Requests in flight per client (the served backend's --provenai-max-concurrency default)."""
 
 
 REDACTED = "[redacted]"
@@ -135,7 +137,7 @@ class JSONClient:
         timeout: float = DEFAULT_TIMEOUT,
         retries: int = DEFAULT_RETRIES,
         backoff: float = DEFAULT_BACKOFF,
-        max_concurrency: int = 4,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.base_url = parse_base_url(base_url)

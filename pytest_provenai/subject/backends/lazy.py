@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...errors import BackendError
-from ._common import LocalModelGenerator, load_tokenizer
 from .base import (
     TIE_MARGIN,
     AblationPass,
@@ -30,6 +29,8 @@ from .base import (
     KVAblation,
     Tokenizing,
 )
+from .local import LocalModelGenerator
+from .tokenizer import load_tokenizer
 
 
 class LocalBackend(Generator, KVAblation, BatchGenerating, Tokenizing, Protocol):

@@ -5,7 +5,7 @@ decoding with an own KV-cached loop (``mlx_lm.models.cache.make_prompt_cache``),
 ``token_ids`` include the final stop token when ``finish_reason == "stop"``, one logprob
 per decoding step, ``score`` returns a numpy float32 ``[len(continuation), vocab]`` array of
 log-softmax rows from one teacher-forced forward pass, prompts tokenised without adding
-special tokens, stop ids from ``_common.stop_token_ids`` (identical for both backends).
+special tokens, stop ids from ``tokenizer.stop_token_ids`` (identical for both backends).
 
 Floating weights are kept in (or cast to) float32 so the backends agree on logprobs;
 mlx-quantised folders are run as they are and report ``dtype="quantized-<bits>bit"``.
@@ -20,21 +20,6 @@ from pathlib import Path
 from typing import Any, cast
 
 from ...errors import BackendError
-from ._common import (
-    LocalModelGenerator,
-    check_continuation_ids,
-    common_prefix,
-    first_divergence,
-    generate_tokens,
-    library_versions,
-    open_model_folder,
-    preload_mlx_blas,
-    preloaded_mlx_blas,
-    prepare_torch_import,
-    resolve_device_mlx,
-    shared_prefix,
-    stop_token_ids,
-)
 from .base import (
     TIE_MARGIN,
     AblationPass,
@@ -46,7 +31,12 @@ from .base import (
     VariantPass,
 )
 from .default_model import quiet_hf_progress
+from .devices import resolve_device_mlx
+from .divergence import common_prefix, first_divergence, shared_prefix
+from .libraries import library_versions, preload_mlx_blas, preloaded_mlx_blas, prepare_torch_import
+from .local import LocalModelGenerator, generate_tokens, open_model_folder
 from .speculative import Drafter, accept_block
+from .tokenizer import check_continuation_ids, stop_token_ids
 
 PREFILL_STEP = 2048
 

@@ -1,0 +1,266 @@
+"""The served model as a :class:`~pytest_provenai.subject.backends.base.Generator`:
+generate over ``/completions``, score from echoed prompt logprobs, the KL fast path.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ....errors import BackendError
+from ..base import (
+    TIE_MARGIN,
+    AblationPass,
+    Capabilities,
+    Decoding,
+    Generation,
+    Identity,
+    VariantPass,
+)
+from ..divergence import first_divergence
+from ..http import JSONClient
+from ..libraries import library_versions
+from ..local import LocalModelGenerator
+from ..tokenizer import check_continuation_ids
+from .probe import ServerReport
+from .replies import echo_entries, first_choice, pieces_match, token_id_of
+from .topk import topk_rows
+
+BACKEND_NAME = "openai"
+
+
+class OpenAIGenerator(LocalModelGenerator):
+    """A :class:`~pytest_provenai.subject.backends.base.Generator` over a served model; the
+    identity, chat rendering, encoding and decoding are the local tokenizer's (shared with the
+    local backends)."""
+
+    def __init__(
+        self,
+        client: JSONClient,
+        report: ServerReport,
+        tokenizer: Any,
+        stop_ids: frozenset[int],
+        decoding: Decoding,
+        tokenizer_name: str,
+    ) -> None:
+        self.client = client
+        self.report = report
+        self.tokenizer = tokenizer
+        self.decoding = decoding
+        self.vocab = len(tokenizer)
+        eos = getattr(tokenizer, "eos_token_id", None)
+        self.eos_id: int | None = (
+            int(eos) if eos is not None and int(eos) in stop_ids else min(stop_ids, default=None)
+        )
+        self.stop_ids = stop_ids
+        self._pieces: tuple[dict[str, int], frozenset[str]] | None = None
+        self._pieces_lock = threading.Lock()
+        self.retokenized = 0  # outputs whose ids had to be tokenised on their own
+        self.noncanonical = 0  # outputs whose greedy tokens are not their text's tokenisation
+        self._identity = Identity(
+            backend=BACKEND_NAME,
+            name=report.model,
+            weights_sha256="",
+            dtype="served",
+            decoding=decoding,
+            device=client.base_url,
+            libraries={"tokenizer": tokenizer_name, **library_versions("transformers")},
+            endpoint=client.base_url,
+        )
+        self._capabilities = Capabilities(
+            token_ids=True,
+            logprobs=report.top_logprobs > 0,
+            score=report.score,
+            score_topk=report.top_logprobs if report.score else 0,
+        )
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self._capabilities
+
+    # -- generate ---------------------------------------------------------------------------
+    def _body(self, prompt: str, max_tokens: int, **extra: Any) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.report.model,
+            "prompt": prompt,
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+            "top_p": 1.0,
+            "n": 1,
+            "stream": False,
+            "frequency_penalty": 0.0,
+            "presence_penalty": 0.0,
+            "repeat_penalty": 1.0,  # llama.cpp servers default to 1.1
+            "add_special_tokens": False,  # vLLM: the rendered prompt holds its own BOS
+        }
+        body.update(extra)
+        return body
+
+    def generate(self, prompt: str) -> Generation:
+        max_new = int(self.decoding.max_new_tokens)
+        if max_new <= 0:
+            return Generation(text="", finish_reason="length")
+        extra = {"logprobs": 1} if self.report.top_logprobs else {}
+        reply = self.client.post("completions", self._body(prompt, max_new, **extra))
+        choice = first_choice(reply, self.client.url("completions"))
+        text = choice.get("text")
+        if not isinstance(text, str):
+            raise BackendError(
+                f"POST {self.client.url('completions')}: reply has no choices[0].text string"
+            )
+        text = self.client.clean_text(text)
+        finish = "stop" if choice.get("finish_reason") == "stop" else "length"
+        ids = self._output_ids(prompt, text)
+        logprobs: list[float] = []
+        lp = choice.get("logprobs")
+        if isinstance(lp, dict) and isinstance(lp.get("token_logprobs"), list):
+            values = [x for x in lp["token_logprobs"] if isinstance(x, (int, float))]
+            if len(values) == len(ids):
+                logprobs = [float(x) for x in values]
+            else:  # greedy chose a non-canonical split of its text (e.g. " S" "ais" "on")
+                self.noncanonical += 1
+        if finish == "stop" and self.eos_id is not None:
+            ids.append(self.eos_id)
+        return Generation(text=text, token_ids=ids, logprobs=logprobs, finish_reason=finish)
+
+    def _output_ids(self, prompt: str, text: str) -> list[int]:
+        """The local tokenizer's ids of ``text`` as it continues ``prompt``: the tail of
+        tokenising prompt + text where that keeps the prompt's own tokens, else ``text`` on its
+        own (counted in ``retokenized``)."""
+        if not text:
+            return []
+        prompt_ids = self.encode(prompt)
+        both = self.encode(prompt + text)
+        if both[: len(prompt_ids)] == prompt_ids:
+            return both[len(prompt_ids) :]
+        self.retokenized += 1
+        return [int(i) for i in self.tokenizer(text, add_special_tokens=False)["input_ids"]]
+
+    # -- score ------------------------------------------------------------------------------
+    def score(self, prompt: str, continuation_ids: list[int]) -> Any:
+        """``[len(continuation_ids), vocab]`` rows from one echoed request (see module doc)."""
+        if not self.report.score:
+            raise BackendError(
+                f"the server at {self.client.base_url} cannot score a continuation "
+                f"({self.report.note}); use --provenai-ablation naive for surface-only influence"
+            )
+        cont = check_continuation_ids(continuation_ids, self.vocab)
+        if not cont:
+            import numpy as np
+
+            return np.zeros((0, self.vocab), dtype=np.float32)
+        text = prompt + str(self.tokenizer.decode(cont, skip_special_tokens=False))
+        reply = self.client.post(
+            "completions",
+            self._body(text, 1, echo=True, logprobs=self.report.top_logprobs),
+        )
+        return self._echo_rows(reply, cont)
+
+    def _echo_rows(self, reply: Any, cont: list[int]) -> Any:
+        url = self.client.url("completions")
+        choice = first_choice(reply, url)
+        entries = echo_entries(choice, url)
+        tokens, token_lps, tops = entries
+        shift = self.report.shift
+        assert shift is not None
+        expected = [self._piece(tok) for tok in cont]
+        tails = (self.report.echo_tail, 1 - self.report.echo_tail)
+        starts = [len(tops) - g - len(cont) for g in tails]
+        start = next((s for s in starts if pieces_match(tokens, s, expected)), None)
+        if start is None or start - shift < 1:
+            raise BackendError(
+                f"POST {url}: the echoed tokens do not end with the continuation "
+                f"{expected[:8]}…; the server tokenises differently from --provenai-tokenizer "
+                "(pass the served model's own tokenizer)"
+            )
+        pieces, ambiguous = self._piece_table()
+        known: list[dict[int, float]] = []
+        for t, tok in enumerate(cont):
+            # llama-cpp-python drops echoed entries of BOS-id tokens; counted from the end,
+            # the continuation's entries are unaffected (its prompt ends with text tokens)
+            top = tops[start + t - shift]
+            if not isinstance(top, dict):
+                raise BackendError(f"POST {url}: echoed position {start + t} has no logprobs")
+            row: dict[int, float] = {}
+            for key, value in top.items():
+                tid = token_id_of(str(key), pieces, ambiguous, tok, expected[t])
+                if tid is not None and isinstance(value, (int, float)):
+                    row[tid] = max(float(value), row.get(tid, -math.inf))
+            lp = token_lps[start + t]
+            if shift == 0 and isinstance(lp, (int, float)):
+                row[tok] = float(lp)
+            known.append(row)
+        return topk_rows(known, self.vocab)
+
+    def _piece(self, tok: int) -> str:
+        return str(self.tokenizer.decode([tok], skip_special_tokens=True))
+
+    def _piece_table(self) -> tuple[dict[str, int], frozenset[str]]:
+        """Token text → id as servers print top-logprob keys; texts several ids share are
+        ambiguous (e.g. special tokens, which many servers print as '')."""
+        with self._pieces_lock:
+            if self._pieces is None:
+                texts = self.tokenizer.batch_decode(
+                    [[i] for i in range(self.vocab)], skip_special_tokens=True
+                )
+                table: dict[str, int] = {}
+                seen: set[str] = set()
+                dup: set[str] = set()
+                for i, piece in enumerate(texts):
+                    piece = str(piece)
+                    if piece in seen:
+                        dup.add(piece)
+                    seen.add(piece)
+                    table.setdefault(piece, i)
+                for i in getattr(self.tokenizer, "all_special_ids", []) or []:
+                    literal = self.tokenizer.convert_ids_to_tokens(int(i))
+                    if isinstance(literal, str) and literal not in table:
+                        table[literal] = int(i)
+                for piece in dup:
+                    table.pop(piece, None)
+                self._pieces = (table, frozenset(dup))
+            return self._pieces
+
+    # -- the ablation fast path: concurrent score requests ---------------------------------
+    def ablation_pass(
+        self,
+        prompt: str,
+        variants: list[str],
+        continuation: list[int],
+        *,
+        margin: float = TIE_MARGIN,
+    ) -> AblationPass:
+        """Score the realised continuation under the full and every ablated prompt (up to
+        ``--provenai-max-concurrency`` requests in flight), then regenerate, concurrently,
+        the ablations whose argmax may leave it. No KV cache is shared over HTTP."""
+        cont = check_continuation_ids(continuation, self.vocab)
+        ablated = list(variants)
+        workers = max(1, self.client.max_concurrency)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            rows = list(pool.map(lambda p: self.score(p, cont), [prompt, *ablated]))
+            full_rows, variant_rows = rows[0], rows[1:]
+            divergences = [first_divergence(r, cont, margin) for r in variant_rows]
+            todo = [p for p, d in zip(ablated, divergences, strict=True) if d is not None]
+            regenerated = dict(zip(todo, pool.map(self.generate, todo), strict=True))
+        text = str(self.tokenizer.decode(cont, skip_special_tokens=True))
+        finish = "stop" if cont and cont[-1] in self.stop_ids else "length"
+        sizes = [len(self.encode(p)) for p in [prompt, *ablated]]
+        passes: list[VariantPass] = []
+        forward = sizes[0] + len(cont)
+        for p, r, d, size in zip(ablated, variant_rows, divergences, sizes[1:], strict=True):
+            if d is None:
+                gen = Generation(
+                    text=text,
+                    token_ids=list(cont),
+                    logprobs=[float(r[t][tok]) for t, tok in enumerate(cont)],
+                    finish_reason=finish,
+                )
+                cost = size + len(cont)
+            else:
+                gen = regenerated[p]
+                cost = size + len(cont) + size + len(gen.token_ids)
+            forward += cost
+            passes.append(VariantPass(rows=r, generation=gen, divergence=d, forward_tokens=cost))
+        return AblationPass(full_rows=full_rows, variants=passes, forward_tokens=forward)
