@@ -3,12 +3,16 @@ latency per claim and per answer, and the forest's fit time.
 
     python benchmarks/bench_attribution.py [--repeats 3] [--json out.json] [--skip-lm]
     python benchmarks/bench_attribution.py --sets handwritten-claims-test handwritten-probes-test
+    python benchmarks/bench_attribution.py --sets NAME... --against REV [--table PATH]
 
 With ``--sets`` only the shipped verifier (features + forest at the chosen threshold) runs,
 on the named sets under fixtures/ (no latency, LM rows or sweep): the table above plus the
 issue-23 rates (supported accepted, contradictions judged supported, stated families
 recognised, non-factual claims that block) and, where the set has a ``categories.json``
-(the hand-written sets), verdict accuracy per claim category.
+(the hand-written sets), verdict accuracy per claim category. ``--against REV`` also runs
+the verifier of git revision ``REV`` (its own code and shipped table, from a temporary
+``git worktree``) on the same sets and prints the two side by side (``--before JSON``
+reads a previous ``--json`` output instead); ``--table`` fits another calibration table.
 
 Per labelled set (fixtures/synthetic-mcp-traces, fixtures/hotpotqa-claims-test,
 fixtures/hotpotqa-conflation-probes) four verifier configurations run through the real
@@ -33,7 +37,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -151,13 +159,24 @@ def issue23_rates(name: str, records: list[dict[str, Any]]) -> dict[str, Any]:
         "stated_family_recognised": count(
             lambda c, _: c["gold"]["stated_family"] is not None, recognised
         ),
+        "family_recognised_probe": count(
+            lambda c, _: (
+                c["gold"]["stated_family"] is not None and c["gold"]["verdict"] == "conflated"
+            ),
+            recognised,
+        ),
         "non_factual_blocking": count(
             lambda c, _: c["gold"]["verdict"] == "non_factual",
             lambda c: c["verdict"] != "non_factual",
         ),
     }
     agg = aggregate(records, ATTRIBUTION_METRICS)
-    for key in ("probe_block_rate", "conflation_label_rate", "control_allow_rate"):
+    for key in (
+        "reject_f1",
+        "probe_block_rate",
+        "conflation_label_rate",
+        "control_allow_rate",
+    ):
         if agg.get(key, {}).get("value") is not None:
             out[key] = agg[key]["value"]
     per: dict[str, dict[str, Any]] = {}
@@ -190,9 +209,9 @@ def print_issue23(name: str, rates: dict[str, Any]) -> None:
             )
 
 
-def run_named_sets(names: list[str], json_out: str | None) -> None:
+def run_named_sets(names: list[str], json_out: str | None, table: Path = SHIPPED_TABLE) -> None:
     """``--sets``: the shipped verifier on the named sets (see the module docstring)."""
-    calibrator = fit_calibrator(SHIPPED_TABLE)
+    calibrator = fit_calibrator(table)
     label = f"features + forest (t={calibrator.threshold:g})"
     auditor = Auditor(Verifier(MiniLMEncoder(), ForestChecker(calibrator)))
     out: dict[str, Any] = {"chosen_threshold": calibrator.threshold}
@@ -207,6 +226,99 @@ def run_named_sets(names: list[str], json_out: str | None) -> None:
         print_issue23(name, rates)
     if json_out:
         Path(json_out).write_text(json.dumps(out, indent=2, sort_keys=True), encoding="utf-8")
+
+
+def run_revision(rev: str, names: list[str]) -> dict[str, Any]:
+    """Run ``--sets`` with git revision ``rev``'s code and shipped table (a temporary
+    worktree; this checkout's virtual environment) and return its JSON."""
+    work = Path(tempfile.mkdtemp(prefix="bench-attribution-"))
+    tree = work / "tree"
+    subprocess.run(
+        ["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), rev],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        out = work / "before.json"
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        cmd = [sys.executable, "benchmarks/bench_attribution.py", "--sets", *names]
+        print(f"\n# running {rev}'s verifier (worktree {tree})", flush=True)
+        done = subprocess.run(
+            [*cmd, "--json", str(out)], cwd=tree, env=env, capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"{rev}'s benchmark failed:\n{done.stderr[-2000:]}")
+        data: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+        return data
+    finally:
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)],
+            check=False,
+            capture_output=True,
+        )
+
+
+COMPARED = (
+    "verdict_accuracy",
+    "reject_f1",
+    "supported_accepted",
+    "contradicted_judged_supported",
+    "contradicted_labelled_contradicted",
+    "stated_family_recognised",
+    "non_factual_blocking",
+    "probe_block_rate",
+    "conflation_label_rate",
+    "control_allow_rate",
+)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return f"{value[0]}/{value[1]} = {value[0] / value[1]:.3f}" if value[1] else "—"
+    return f"{float(value):.3f}"
+
+
+def _with_table_rates(entry: dict[str, Any]) -> dict[str, Any]:
+    """The set's issue-23 rates, completed from its metric table (an older --json output
+    kept reject F1 and the probe rates only there)."""
+    rates = dict(entry.get("issue23", {}))
+    for key, values in entry.items():
+        if key != "issue23" and isinstance(values, dict):
+            for metric in COMPARED:
+                if metric not in rates and values.get(metric) is not None:
+                    rates[metric] = values[metric]
+    return rates
+
+
+def print_comparison(
+    names: list[str], before: dict[str, Any], now: dict[str, Any], label: str
+) -> None:
+    """Previous verifier (``label``) beside this one, per set: the issue-23 rates and
+    verdict accuracy per claim category."""
+    print(f"\n# Before ({label}) and now")
+    for name in names:
+        old = _with_table_rates(before.get(name, {}))
+        new = _with_table_rates(now.get(name, {}))
+        print(f"\n## {name}\n")
+        print(f"{'rate':<36}{'before':>22}{'now':>22}")
+        for key in COMPARED:
+            if key in old or key in new:
+                print(f"{key:<36}{_fmt(old.get(key)):>22}{_fmt(new.get(key)):>22}")
+        cats = sorted(set(old.get("per_category", {})) | set(new.get("per_category", {})))
+        if cats:
+            print(f"\n{'category':<30}{'n':>5}{'before':>10}{'now':>10}  now's verdicts")
+            for cat in cats:
+                o = old.get("per_category", {}).get(cat)
+                n = new.get("per_category", {}).get(cat)
+                size = (n or o or {}).get("n", 0)
+                ob = f"{o['correct'] / o['n']:.3f}" if o else "—"
+                nb = f"{n['correct'] / n['n']:.3f}" if n else "—"
+                verdicts = ", ".join(
+                    f"{k} {v}" for k, v in sorted((n or {}).get("verdicts", {}).items())
+                )
+                print(f"{cat:<30}{size:>5}{ob:>10}{nb:>10}  {verdicts}")
 
 
 def _cell(value: float | None) -> str:
@@ -291,9 +403,26 @@ def main() -> None:
         metavar="NAME",
         help="run only the shipped verifier on these sets under fixtures/ (see above)",
     )
+    parser.add_argument("--table", help="with --sets: fit this calibration table")
+    parser.add_argument(
+        "--against", metavar="REV", help="with --sets: also run git revision REV's verifier"
+    )
+    parser.add_argument(
+        "--before", metavar="JSON", help="with --sets: a previous --json output to compare with"
+    )
     args = parser.parse_args()
     if args.sets:
-        run_named_sets(args.sets, args.json)
+        json_out = args.json or str(Path(tempfile.mkdtemp()) / "now.json")
+        run_named_sets(args.sets, json_out, Path(args.table) if args.table else SHIPPED_TABLE)
+        before = None
+        label = args.before
+        if args.against:
+            before, label = run_revision(args.against, args.sets), args.against
+        elif args.before:
+            before = json.loads(Path(args.before).read_text(encoding="utf-8"))
+        if before is not None:
+            now = json.loads(Path(json_out).read_text(encoding="utf-8"))
+            print_comparison(args.sets, before, now, str(label))
         return
     out: dict[str, Any] = {}
 

@@ -172,7 +172,7 @@ def test_quotes_are_never_split() -> None:
 # -- protected values ---------------------------------------------------------------------
 def test_check_values_missing_and_conflicting() -> None:
     v = check_values("The fee is 42.50 EUR since 2031-09-14.", RECORD + "\nsince: 2031-09-14")
-    assert v.missing == ("42.50",) and v.conflicting == ("42.50",)
+    assert v.missing == ("42.50 EUR",) and v.conflicting == ("42.50 EUR",)
     v = check_values('The code is "K-220" and the fee is 24.50.', RECORD)
     assert v.missing == ("K-220",) and v.conflicting == ()
     assert check_values("The fee is 24.50 EUR.", RECORD).missing == ()
@@ -185,6 +185,10 @@ def test_overlap_and_rescue() -> None:
     assert rescue(values, 0.9, structured=True)
     assert not rescue(values, 0.9, structured=False)
     assert not rescue(values, 0.5, structured=True)
+    assert not rescue(values, 0.9, structured=True, conflict=True)
+    fee = check_values("Velmora pays 24.50 EUR a month.", RECORD)
+    assert fee.values == ("24.50 EUR",) and rescue(fee, 0.6, structured=True)
+    assert not rescue(check_values("Velmora pays 42.50 EUR.", RECORD), 0.9, structured=True)
 
 
 # -- routing ------------------------------------------------------------------------------
@@ -282,7 +286,7 @@ def test_pipeline_routes_supports_and_flags_conflation() -> None:
     assert conflated.verdict.reasons == ("conflation",)
     swapped = v.verify("The monthly fee of Velmora Ostrand is 42.50 EUR.", evidence, TOOLS)
     assert swapped.claims[0].reasons == ("missing_protected_values",)
-    assert swapped.claims[0].missing_values == ("42.50",) and not swapped.verdict.allowed
+    assert swapped.claims[0].missing_values == ("42.50 EUR",) and not swapped.verdict.allowed
 
 
 def test_empty_trace_routes_nothing_and_blocks() -> None:

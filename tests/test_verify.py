@@ -179,3 +179,120 @@ def test_probe_pairs_need_two_distinct_subjects() -> None:
             if out.get("source")
         }
         assert titles[doc["fact_source"]] != titles[doc["other_source"]], path.name
+
+
+# -- issue 23: no label leak ----------------------------------------------------------------
+def _states_a_source(text: str) -> bool:
+    from pytest_provenai.attribution.families import find_attribution
+
+    return find_attribution(text, {}).span is not None
+
+
+def test_attribution_phrases_occur_in_every_class_of_the_calibration_rows() -> None:
+    """Rows whose claim states a source occur in every verdict-head class of train and
+    validation, and rows without one too; no feature says whether a source is stated; and
+    the phrase alone hardly predicts the support label (the leak of issue 23 gave 1.0)."""
+    table = load_table(SHIPPED_TABLE)
+    assert not any("attribution" in name for name in table.header["features"]["order"])
+    for split in ("train", "validation"):
+        rows = table.split(split)
+        for head in ("supported", "not_enough_evidence", "unsupported", "contradicted"):
+            stated = [_states_a_source(r["text"]) for r in rows if r["head"] == head]
+            assert any(stated) and not all(stated), (split, head)
+        positives = [_states_a_source(r["text"]) for r in rows if r["support"] == 1]
+        negatives = [_states_a_source(r["text"]) for r in rows if r["support"] == 0]
+        balanced = (sum(positives) / len(positives) + 1 - sum(negatives) / len(negatives)) / 2
+        assert balanced < 0.65, (split, balanced)
+
+
+def test_no_single_feature_separates_the_support_classes() -> None:
+    """A one-split stump on any one numeric feature stays well below separating the train
+    rows' support classes (balanced accuracy < 0.9): the label is not written into any
+    feature the way the old stated-attribution flag wrote it."""
+    table = load_table(SHIPPED_TABLE)
+    rows = table.split("train")
+    labels = [int(r["support"]) for r in rows]
+    n_pos, n_neg = sum(labels), len(labels) - sum(labels)
+    worst = {}
+    for name in table.header["features"]["numeric"]:
+        values = sorted({float(r["features"][name]) for r in rows})
+        best = 0.5
+        for cut in values:
+            pos_above = sum(
+                1
+                for r, y in zip(rows, labels, strict=True)
+                if y and float(r["features"][name]) >= cut
+            )
+            neg_above = sum(
+                1
+                for r, y in zip(rows, labels, strict=True)
+                if not y and float(r["features"][name]) >= cut
+            )
+            score = (pos_above / n_pos + 1 - neg_above / n_neg) / 2
+            best = max(best, score, 1 - score)
+        worst[name] = best
+    assert max(worst.values()) < 0.9, sorted(worst.items(), key=lambda kv: -kv[1])[:3]
+
+
+def test_adding_or_removing_an_attribution_phrase_hardly_moves_p_support() -> None:
+    """The fitted calibrator scores a claim with and without a recognised attribution
+    phrase within 0.05 of each other: support is judged on the factual content only."""
+    from pytest_provenai.attribution.decompose import claim_at
+    from pytest_provenai.attribution.pipeline import prepare_claims
+    from pytest_provenai.frozen.load import load_fixture_set
+    from pytest_provenai.frozen.traces import TraceCase
+
+    cal = fit_calibrator(SHIPPED_TABLE)
+    cases = [
+        c
+        for c in load_fixture_set(REPO / "fixtures" / "synthetic-mcp-traces").cases
+        if isinstance(c, TraceCase)
+    ][:12]
+    phrases = {
+        "record": "According to the record,",
+        "search": "According to the search results,",
+        "database": "According to the database,",
+        "document": "According to the document,",
+        "metadata": "According to the metadata,",
+    }
+    gaps = []
+    encoder = LexicalEncoder()
+    for case in cases:
+        evidence = collect_evidence(case.calls, case.families)
+        for answer in case.answers:
+            for gold in answer.claims:
+                plain = claim_at(answer.text, gold.range, case.families)
+                if not plain.factual or plain.attribution.span is not None:
+                    continue
+                family = next(iter(sorted(set(case.families.values()))))
+                body = plain.text[:1].lower() + plain.text[1:]
+                text = f"{phrases[family]} {body}"
+                stated = claim_at(text, (0, len(text.encode("utf-8"))), case.families, 1)
+                assert stated.attribution.status == "stated"
+                rows = [
+                    p.row
+                    for p in prepare_claims(encoder, [plain, stated], evidence)
+                    if p.row is not None
+                ]
+                a, b = cal.predict(rows)
+                gaps.append(abs(a.p_support - b.p_support))
+    assert len(gaps) >= 20
+    assert max(gaps) < 0.05
+
+
+def test_only_train_and_validation_sets_add_calibration_rows() -> None:
+    from pytest_provenai.verify.derive import handwritten_split
+
+    assert handwritten_split(REPO / "fixtures" / "handwritten-claims-train") == "train"
+    assert handwritten_split(REPO / "fixtures" / "handwritten-claims-validation") == "validation"
+    with pytest.raises(AttributionError, match="handwritten-claims-test: only sets named"):
+        handwritten_split(REPO / "fixtures" / "handwritten-claims-test")
+    table = load_table(SHIPPED_TABLE)
+    assert set(table.header["handwritten"]) == {
+        "handwritten-claims-train",
+        "handwritten-claims-validation",
+    }
+    test_ids = {
+        p.stem for p in (REPO / "fixtures" / "handwritten-claims-test" / "cases").glob("*.json")
+    }
+    assert test_ids and not test_ids & {r["record"] for r in table.rows}

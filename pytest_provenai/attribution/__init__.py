@@ -18,7 +18,8 @@ from pytest_provenai.errors import AttributionError
 __all__ = ["EXTRA", "require_extra"]
 
 EXTRA = "attribution"
-"""The pyproject extra that installs the attribution layer's libraries (mcp, scikit-learn)."""
+"""The pyproject extra that installs the attribution layer's libraries (mcp, scikit-learn,
+and dateparser / pint / number-parser for values compared by meaning)."""
 
 _PACKAGES = {"mcp": "mcp", "sklearn": "scikit-learn"}
 

@@ -3,10 +3,16 @@
 Numeric features come from routing (score, margin), embedding similarity (best chunk of
 the routed source, best chunk anywhere), lexical overlap (content terms in the routed premise,
 in the best chunk, in all evidence), protected values (count, missing from the premise,
-missing from all evidence, conflicting), negation and number mismatch, MiniLM token
-alignment, lengths, the stated-attribution flag and two interactions. Categorical features
-are the routed source's family and the router status. Optional model features (the LM's
-log-likelihood of the claim given the premise) are added by name.
+missing from all evidence, conflicting, unreadable), negation and antonym conflicts with
+the claim's evidence unit (its row in a structured source, else its best chunk), the row
+check (values the claim's row lacks, values only another row holds), MiniLM token alignment,
+lengths and two interactions. Categorical features are the routed source's family and the
+router status. There is **no attribution feature**: the claim's content is scored with its
+attribution phrase stripped, and whether the stated family fits the routed source is a
+separate check (:func:`~pytest_provenai.attribution.families.compatible`), so the
+calibrator cannot learn "an attribution phrase is present → supported" (issue 23).
+Optional model features (the LM's log-likelihood of the claim given the premise) are added
+by name.
 
 The features are computed the same way when the calibration table is derived and when an
 answer is verified, so one function builds them: :func:`claim_features`. Pure Python.
@@ -18,8 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_provenai.attribution.protected import ValueCheck, content_terms, has_negation
+from pytest_provenai.attribution.polarity import Polarity
+from pytest_provenai.attribution.protected import ValueCheck, content_terms
 from pytest_provenai.attribution.routing import Route
+from pytest_provenai.attribution.rows import RowCheck
 
 __all__ = [
     "CATEGORICAL_FEATURES",
@@ -42,15 +50,21 @@ NUMERIC_FEATURES = (
     "values_missing",
     "values_missing_all",
     "values_conflicting",
+    "values_unparsed",
     "negation_mismatch",
+    "antonym_mismatch",
     "number_mismatch",
+    "row_structured",
+    "row_missing",
+    "row_other",
+    "unit_overlap",
+    "names_missing",
     "align_ratio",
     "align_mean",
     "claim_terms",
     "claim_tokens",
     "premise_tokens",
     "chunk_count",
-    "stated_attribution",
     "route_x_overlap",
     "cos_x_route",
 )
@@ -84,7 +98,10 @@ def claim_features(
     values_all: ValueCheck,
     signals: Signals,
     chunk_count: int,
-    stated: bool,
+    rows: RowCheck,
+    polarity: Polarity,
+    unit: str,
+    names_missing: int = 0,
     extra: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """The feature row of one claim (numeric values rounded to 6 decimals, so a derived
@@ -113,15 +130,21 @@ def claim_features(
         "values_missing": float(len(values.missing)),
         "values_missing_all": float(len(values_all.missing)),
         "values_conflicting": float(len(values.conflicting)),
-        "negation_mismatch": float(has_negation(content) != has_negation(signals.best_chunk)),
+        "values_unparsed": float(len(values.unparsed)),
+        "negation_mismatch": float(polarity.negation),
+        "antonym_mismatch": float(polarity.antonym is not None),
         "number_mismatch": float(bool(values.conflicting)),
+        "row_structured": float(rows.structured),
+        "row_missing": float(len(rows.missing)),
+        "row_other": float(len(rows.other_row)),
+        "unit_overlap": share(unit),
+        "names_missing": float(names_missing),
         "align_ratio": signals.align_ratio,
         "align_mean": signals.align_mean,
         "claim_terms": float(n_terms),
         "claim_tokens": float(signals.claim_tokens),
         "premise_tokens": float(signals.premise_tokens),
         "chunk_count": float(chunk_count),
-        "stated_attribution": float(stated),
         "route_x_overlap": route.score * premise_overlap,
         "cos_x_route": signals.best_chunk_cos * route.score,
         "family": family,

@@ -24,9 +24,9 @@ from typing import Any, Protocol, runtime_checkable
 from pytest_provenai.attribution.decompose import Claim, decompose
 from pytest_provenai.attribution.families import Attribution, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
-from pytest_provenai.attribution.protected import check_values, overlap, rescue
 from pytest_provenai.attribution.routing import Route, centroid, cosine, route
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS
+from pytest_provenai.attribution.support import support_signals
 from pytest_provenai.attribution.verdict import (
     AnswerVerdict,
     ClaimDecision,
@@ -182,6 +182,8 @@ class PreparedClaim:
     missing: tuple[str, ...] = ()
     rescue_ok: bool = False
     best_chunk: str = ""
+    conflict: str | None = None
+    unparsed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -316,6 +318,8 @@ class Verifier:
                     missing=p.missing,
                     rescue_ok=p.rescue_ok and self.judge is None,
                     best_chunk=p.best_chunk,
+                    conflict=p.conflict,
+                    unparsed=p.unparsed,
                 )
             )
         return AnswerResult(
@@ -372,7 +376,6 @@ def prepare_claims(
     centroids = {s: centroid(v) for s, v in chunk_vecs.items() if v}
     by_source = evidence.by_source()
     all_texts = [e.text for e in evidence.items]
-    families = evidence.families()
     factual = [c for c in claims if c.factual]
     claim_vecs = encoder.embed([c.content for c in factual]) if factual and centroids else []
     vec_of = {c.index: v for c, v in zip(factual, claim_vecs, strict=False)}
@@ -391,21 +394,26 @@ def prepare_claims(
         best_any = max((cosine(q, v) for vs in chunk_vecs.values() for v in vs), default=0.0)
         premise_chunks = _premise(encoder, claim.content, parts, sims, budget)
         premise = " ".join(premise_chunks)
-        values = check_values(claim.content, premise)
-        values_all = check_values(claim.content, all_texts)
+        signals = support_signals(
+            claim.content,
+            premise,
+            ev.text,
+            parts[best],
+            all_texts,
+            structured=ev.structured,
+        )
         ratio, mean = encoder.align(claim.content, premise_chunks)
         extra_features: dict[str, float] = {}
         for feature_source in extra:
             extra_features.update(feature_source.features(premise, claim.content))
-        attribution = implied_attribution(claim.attribution, families)
         row = claim_features(
             content=claim.content,
             premise=premise,
             evidence_texts=all_texts,
             route=r,
             family=ev.family,
-            values=values,
-            values_all=values_all,
+            values=signals.values,
+            values_all=signals.values_all,
             signals=Signals(
                 best_chunk_cos=sims[best],
                 best_chunk_cos_any=best_any,
@@ -416,7 +424,10 @@ def prepare_claims(
                 premise_tokens=encoder.count_tokens(premise),
             ),
             chunk_count=len(parts),
-            stated=attribution.status == "stated",
+            rows=signals.row,
+            polarity=signals.polarity,
+            unit=signals.unit,
+            names_missing=len(signals.names_missing),
             extra=extra_features,
         )
         out.append(
@@ -426,9 +437,11 @@ def prepare_claims(
                 ev,
                 premise,
                 row,
-                values.missing,
-                rescue(values, overlap(claim.content, premise), structured=ev.structured),
+                signals.values.missing,
+                signals.rescue_ok,
                 parts[best],
+                signals.conflict,
+                signals.values.unparsed,
             )
         )
     return out

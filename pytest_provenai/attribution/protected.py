@@ -2,9 +2,11 @@
 
 *Protected values* (ProvenanceGuard §III-B/E) are the literals that change a claim's meaning:
 numbers, units, dates, times, identifiers (the machinery of
-:mod:`pytest_provenai.audit.abstention`) and quoted values (``"…"``, ``“…”``). A value is
-*present* in a premise when the premise contains it after normalisation (numbers by value,
-dates by their readings, identifiers and quotes casefolded with whitespace collapsed).
+:mod:`pytest_provenai.audit.abstention`, for a claim's recorded values) and quoted values
+(``"…"``, ``“…”``). A claim's value is *present* in a premise when the premise states the
+same meaning (:func:`check_values`, through :mod:`pytest_provenai.attribution.values`:
+dates and times by ``dateparser``, quantities by ``pint``, number words by
+``number-parser``, versions and identifiers whole, quotes casefolded as text).
 
 *Content terms* are the casefolded word tokens of a text minus stopwords; the overlap of a
 claim with a premise is the fraction of the claim's content terms that the premise has.
@@ -18,12 +20,15 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pytest_provenai.audit.literals import Literal, LiteralIndex, protected_literals
+from pytest_provenai.attribution.values import Value as ReadValue
+from pytest_provenai.attribution.values import match_values, read_values
+from pytest_provenai.audit.literals import Literal, protected_literals
 
 __all__ = [
     "STOPWORDS",
     "ValueCheck",
     "check_values",
+    "claim_values",
     "content_terms",
     "has_negation",
     "overlap",
@@ -47,8 +52,11 @@ _NEGATION = re.compile(
     r"\b(?:not|no|never|neither|nor|none|without|cannot|nobody|nothing)\b|n['’]t\b",
     re.IGNORECASE,
 )
-_RESCUE_OVERLAP = 0.8
-"""Content-term overlap above which a neutral decision may be lexically rescued."""
+_RESCUE_OVERLAP = 0.5
+"""Content-term overlap above which a neutral decision on a claim with protected values, all
+present by meaning in the claim's row, may be lexically rescued."""
+_RESCUE_OVERLAP_NO_VALUES = 0.8
+"""The same for a claim that states no protected value (nothing but its words to check)."""
 
 
 def content_terms(text: str) -> set[str]:
@@ -105,13 +113,16 @@ def _folded(text: str) -> str:
 
 @dataclass(frozen=True)
 class ValueCheck:
-    """How a claim's protected values fare against a premise: ``missing`` are absent from
-    it; ``conflicting`` are the missing ones of a kind (number, date, time) the premise has
-    other values of — the signature of a swapped value."""
+    """How a claim's protected values fare against a premise, compared by meaning
+    (:mod:`pytest_provenai.attribution.values`): ``missing`` are absent from it;
+    ``conflicting`` are the missing ones of a kind the premise states other values of — a
+    swapped number, date, time, version or a changed unit; ``unparsed`` are the values no
+    library could read, compared as text."""
 
     values: tuple[str, ...]
     missing: tuple[str, ...]
     conflicting: tuple[str, ...]
+    unparsed: tuple[str, ...] = ()
 
     @property
     def count(self) -> int:
@@ -122,31 +133,42 @@ class ValueCheck:
         return 1.0 if not self.values else 1.0 - len(self.missing) / len(self.values)
 
 
+def claim_values(claim: str) -> list[ReadValue]:
+    """The claim's values read by meaning, plus its quoted values (compared as text)."""
+    out = list(read_values(claim))
+    for m in _QUOTED.finditer(claim):
+        quote = (m.group(1) or m.group(2) or "").strip()
+        if any(ch.isalnum() for ch in quote) and all(v.text != quote for v in out):
+            out.append(ReadValue(quote, "text", _folded(quote), True, m.span()))
+    return out
+
+
 def check_values(claim: str, premise: Sequence[str] | str) -> ValueCheck:
-    """Check every protected value of ``claim`` against ``premise`` (one text or several)."""
-    texts = [premise] if isinstance(premise, str) else list(premise)
-    index = LiteralIndex(texts)
-    folded = [_folded(t) for t in texts]
-    premise_kinds: set[str] = set()
-    for t in texts:
-        premise_kinds.update(lit.kind for lit in protected_literals(t))
-    values = protected_values(claim)
-    missing: list[str] = []
-    conflicting: list[str] = []
-    for v in values:
-        if v.literal is not None:
-            present = index.supports(v.literal)
-        else:
-            present = any(_folded(v.text) in f for f in folded)
-        if not present:
-            missing.append(v.text)
-            if v.kind in ("number", "date", "time") and v.kind in premise_kinds:
-                conflicting.append(v.text)
-    return ValueCheck(tuple(v.text for v in values), tuple(missing), tuple(conflicting))
+    """Check every protected value of ``claim`` against ``premise`` (one text or several),
+    by meaning: ``20:00`` = ``8 pm``, ``2018-05-03`` = ``3 May 2018``, ``twelve`` = ``12``,
+    ``0.8 kg`` = ``800 g``; versions and identifiers whole."""
+    values = claim_values(claim)
+    matches = match_values(values, premise)
+    return ValueCheck(
+        tuple(m.value.text for m in matches),
+        tuple(m.value.text for m in matches if not m.present),
+        tuple(m.value.text for m in matches if m.conflicting),
+        tuple(m.value.text for m in matches if not m.value.parsed),
+    )
 
 
-def rescue(values: ValueCheck, term_overlap: float, *, structured: bool) -> bool:
-    """ProvenanceGuard's lexical rescue of a neutral (not-enough-evidence) decision: only for
-    exact structured evidence, only when every protected value is present and the
-    content-term overlap exceeds :data:`_RESCUE_OVERLAP`."""
-    return structured and not values.missing and term_overlap > _RESCUE_OVERLAP
+def rescue(
+    values: ValueCheck,
+    term_overlap: float,
+    *,
+    structured: bool,
+    conflict: bool = False,
+) -> bool:
+    """The lexical rescue of a neutral (not-enough-evidence) decision: only for exact
+    structured evidence, only when every protected value of the claim is present by meaning,
+    nothing in its evidence unit negates or contradicts the claim (``conflict``: negation,
+    antonym, a value from another row), and the content-term overlap exceeds
+    :data:`_RESCUE_OVERLAP` (:data:`_RESCUE_OVERLAP_NO_VALUES` for a claim without
+    values)."""
+    bar = _RESCUE_OVERLAP if values.values else _RESCUE_OVERLAP_NO_VALUES
+    return structured and not conflict and not values.missing and term_overlap > bar

@@ -7,6 +7,10 @@ A claim's verdict, first that applies:
 * ``not_enough_evidence`` with reason ``not_routed`` — there is no evidence to route to;
 * ``contradicted`` with reason ``high_confidence_contradiction`` — an NLI model, when one
   is given, says contradiction with probability ≥ :data:`CONTRADICTION_CONFIDENCE`;
+* ``contradicted`` with reason ``value_from_other_row`` / ``negation_conflict`` /
+  ``antonym_conflict`` — the claim's row lacks a value another row holds, or the claim
+  negates or says the antonym of its evidence unit
+  (:mod:`~pytest_provenai.attribution.support`), whatever the calibrated score;
 * ``supported`` or ``conflated`` — the calibrated support probability reaches the
   threshold and no protected value is missing from the routed premise (or a neutral
   decision is lexically rescued on exact structured evidence); ``conflated`` when the
@@ -61,6 +65,9 @@ HEAD_CLASSES = ("supported", "not_enough_evidence", "unsupported", "contradicted
 BLOCK_REASONS = (
     "conflation",
     "high_confidence_contradiction",
+    "value_from_other_row",
+    "negation_conflict",
+    "antonym_conflict",
     "missing_protected_values",
     "not_routed",
     "insufficient_support",
@@ -90,6 +97,7 @@ class ClaimDecision:
     attribution: Attribution = field(default_factory=lambda: Attribution("unavailable"))
     attribution_compatible: bool | None = None
     missing_values: tuple[str, ...] = ()
+    unparsed_values: tuple[str, ...] = ()
     rescued: bool = False
     nli: Mapping[str, float] | None = None
     error: str | None = None
@@ -126,6 +134,7 @@ class ClaimDecision:
                 "compatible": self.attribution_compatible,
             },
             "missing_values": list(self.missing_values),
+            "unparsed_values": list(self.unparsed_values),
             "rescued": self.rescued,
             "nli": dict(self.nli) if self.nli is not None else None,
             "error": self.error,
@@ -160,6 +169,8 @@ def decide(
     missing: Sequence[str],
     rescue_ok: bool,
     best_chunk: str = "",
+    conflict: str | None = None,
+    unparsed: Sequence[str] = (),
 ) -> ClaimDecision:
     """The verdict of one claim (see the module docstring)."""
     base: dict[str, Any] = {
@@ -176,6 +187,7 @@ def decide(
         "attribution": attribution,
         "threshold": threshold,
         "missing_values": tuple(missing),
+        "unparsed_values": tuple(unparsed),
         "best_chunk": best_chunk,
     }
     if not factual:
@@ -196,6 +208,8 @@ def decide(
         return ClaimDecision(
             verdict="contradicted", reasons=("high_confidence_contradiction",), **base
         )
+    if conflict is not None:
+        return ClaimDecision(verdict="contradicted", reasons=(conflict,), **base)
     supported = judgement.p_support >= threshold and not missing
     rescued = False
     if not supported and not missing and rescue_ok:

@@ -1,7 +1,7 @@
 """``provenai verify``: derive the calibration table and the HotpotQA attribution sets.
 
     provenai verify derive DATA --exclude SET... --out TABLE.json [--limit N] [--seed 42]
-                                [--lm] [--model PATH]
+                                [--lm] [--model PATH] [--handwritten SET...]
     provenai verify sets DATA --exclude SET... --claims-test DIR --probes DIR [--overwrite]
     provenai verify fit TABLE.json [--lm]          (fit, print the threshold sweep)
 
@@ -54,7 +54,14 @@ def _derive(args: argparse.Namespace) -> int:
             elapsed = time.perf_counter() - started
             print(f"{split}: {done}/{total} records ({elapsed:.0f} s)", file=sys.stderr)
 
-    table = derive_table(pool, MiniLMEncoder(), extra=extra, limit=args.limit, progress=progress)
+    table = derive_table(
+        pool,
+        MiniLMEncoder(),
+        extra=extra,
+        limit=args.limit,
+        progress=progress,
+        handwritten=args.handwritten,
+    )
     write_table(args.out, table)
     counts = ", ".join(f"{k} {v}" for k, v in table["counts"].items())
     print(
@@ -129,6 +136,14 @@ def add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     derive.add_argument("--model", help="model for --lm (default: the embedded SmolLM2-135M)")
     derive.add_argument("--progress", action="store_true", help="print progress to stderr")
+    derive.add_argument(
+        "--handwritten",
+        nargs="*",
+        default=[],
+        metavar="SET",
+        help="hand-written mcp_trace sets named *-train / *-validation whose claims add rows "
+        "to that split (a test split is refused)",
+    )
     derive.set_defaults(handler=_derive)
 
     sets = sub.add_parser(

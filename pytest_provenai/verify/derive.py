@@ -8,6 +8,11 @@ record, split, answer, claim index, claim text, gold verdict, support target (1 
 supported and conflated), verdict-head class, gold and routed source, and the feature
 values in the header's ``features.order``.
 
+**Hand-written sets** (``--handwritten DIR…``, issue 23): ``mcp_trace`` fixture sets whose
+folder name ends in ``-train`` or ``-validation`` add their labelled claims' rows to that
+split (record = the trace id, so the domain split of the sets is kept); a set of any other
+name — a test split above all — is refused: nothing is ever fitted or tuned on test text.
+
 Rows of one record depend on that record only (each text is encoded on its own), so a
 slice — ``--limit N`` records per split — reproduces the full table's rows for those records
 exactly. The table's header holds the producer identity (package version, derivation
@@ -27,11 +32,20 @@ from pytest_provenai._io import atomic_write_text, sha256_text
 from pytest_provenai.attribution.decompose import claim_at
 from pytest_provenai.attribution.features import CATEGORICAL_FEATURES, LM_FEATURES, NUMERIC_FEATURES
 from pytest_provenai.attribution.pipeline import Encoder, FeatureSource, prepare_claims
+from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.kind_attribution import build_trace_case
 from pytest_provenai.frozen.traces import TraceCase, collect_evidence
 from pytest_provenai.verify.sets import DERIVATION_VERSION, RecordPool, build_trace
 
-__all__ = ["COLUMNS", "TABLE_SCHEMA", "derive_rows", "derive_table", "table_text", "trace_case"]
+__all__ = [
+    "COLUMNS",
+    "TABLE_SCHEMA",
+    "derive_rows",
+    "derive_table",
+    "handwritten_split",
+    "table_text",
+    "trace_case",
+]
 
 TABLE_SCHEMA = "provenai-verify-table/1"
 COLUMNS = (
@@ -48,6 +62,42 @@ COLUMNS = (
     "features",
 )
 SPLITS = ("train", "validation", "test")
+#: The table's derivation: the HotpotQA derivation plus, since issue 23, attribution
+#: phrases on rejected claims of train/validation, no attribution feature, the value /
+#: row / polarity features and the hand-written train/validation sets.
+TABLE_DERIVATION = f"{DERIVATION_VERSION}+issue23"
+
+
+def handwritten_split(folder: str | Path) -> str:
+    """The split a hand-written set's rows go to, from its folder name; a set that is not a
+    train or validation split is refused (one line naming it)."""
+    name = Path(folder).resolve().name
+    for split in ("train", "validation"):
+        if name.endswith(f"-{split}"):
+            return split
+    raise AttributionError(
+        f"{folder}: only sets named *-train or *-validation may add calibration rows "
+        "(nothing is fitted or tuned on a test split)"
+    )
+
+
+def _handwritten_cases(folders: Sequence[str | Path]) -> list[tuple[str, str, list[TraceCase]]]:
+    from pytest_provenai.frozen.load import load_fixture_set
+
+    out = []
+    seen: dict[str, str] = {}
+    for folder in folders:
+        split = handwritten_split(folder)
+        loaded = load_fixture_set(folder)
+        cases = [c for c in loaded.cases if isinstance(c, TraceCase)]
+        if len(cases) != len(loaded.cases):
+            raise AttributionError(f"{folder}: only mcp_trace sets add calibration rows")
+        for c in cases:
+            if c.id in seen:
+                raise AttributionError(f"{folder}: trace {c.id} is also in {seen[c.id]}")
+            seen[c.id] = str(folder)
+        out.append((str(folder), split, cases))
+    return out
 
 
 def _package_version() -> str:
@@ -119,20 +169,36 @@ def derive_table(
     extra: Sequence[FeatureSource] = (),
     limit: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    handwritten: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
-    """The feature table of ``pool`` (``limit``: only the first N records of each split)."""
+    """The feature table of ``pool`` (``limit``: only the first N records of each split)
+    plus the rows of the hand-written train/validation sets ``handwritten``."""
+    hand = _handwritten_cases(handwritten)
     rows: list[list[Any]] = []
     for split in SPLITS:
         cases = pool.splits[split][:limit] if limit else pool.splits[split]
         for i, case in enumerate(cases):
-            rows += derive_rows(trace_case(build_trace(case, pool.seed)), split, encoder, extra)
+            doc = build_trace(case, pool.seed, attribute_rejected=split != "test")
+            rows += derive_rows(trace_case(doc), split, encoder, extra)
             if progress is not None:
                 progress(split, i + 1, len(cases))
+    hand_identity = {}
+    for folder, split, trace_cases in hand:
+        for i, tc in enumerate(trace_cases):
+            rows += derive_rows(tc, split, encoder, extra)
+            if progress is not None:
+                progress(f"{Path(folder).name}", i + 1, len(trace_cases))
+        manifest = Path(folder) / "manifest.json"
+        hand_identity[Path(folder).name] = {
+            "split": split,
+            "traces": len(trace_cases),
+            "manifest_sha256": sha256_text(manifest.read_text(encoding="utf-8")),
+        }
     lines = [row_line(r) for r in rows]
     producer = {
         "tool": "pytest-provenai",
         "version": _package_version(),
-        "derivation": DERIVATION_VERSION,
+        "derivation": TABLE_DERIVATION,
         "encoder": encoder.identity,
         "extra": [f.identity for f in extra],
     }
@@ -140,6 +206,7 @@ def derive_table(
         "schema": TABLE_SCHEMA,
         "producer": producer,
         "pool": pool.identity(),
+        "handwritten": hand_identity,
         "limit": limit,
         "features": {
             "order": feature_order(bool(extra)),

@@ -236,6 +236,13 @@ def _fit(table_path: str, rows_sha256: str, use_lm: bool, params_json: str) -> C
         raise AttributionError(
             f"{table_path}: has no LM features; derive it with 'provenai verify derive --lm'"
         )
+    numeric = list(table.header.get("features", {}).get("numeric", []))
+    if numeric != list(NUMERIC_FEATURES):
+        raise AttributionError(
+            f"{table_path}: derived with other features than this verifier computes "
+            f"({len(numeric)} numeric, expected {len(NUMERIC_FEATURES)}); derive it again "
+            "with 'provenai verify derive'"
+        )
     params = json.loads(params_json)
     train, validation = table.split("train"), table.split("validation")
     if not train or not validation:

@@ -22,6 +22,13 @@ output that carries it (the key sentence is missing from the evidence).
 * ``conflated`` — a delivered sentence attributed to the other family of the trace;
 * ``non_factual`` — template text (test split only: it never reaches the calibrator).
 
+**No label leak** (issue 23): in the train and validation splits
+(``attribute_rejected=True``) about a third of the contradicted, unsupported and
+not-enough-evidence claims also carry an attribution phrase (of their gold source's family;
+of a family of the trace for the removed sentence), drawn from a second random stream, so an
+attribution phrase occurs in every class and never tells the label. The shipped test split
+is written without them (unchanged since it was first shipped).
+
 **Conflation probes**: the first :data:`PROBES` dev records (in file order, outside the
 shipped sets) whose two gold paragraphs have supporting sentences sharing a value — a
 nationality word or a year — that the value-bearing sentence of one of them states. The fact
@@ -313,7 +320,11 @@ def _outputs(tool: str, result: Any) -> list[tuple[str | None, str]]:
 
 
 def build_trace(
-    case: Case, seed: int = DEFAULT_SEED, *, non_factual: bool = True
+    case: Case,
+    seed: int = DEFAULT_SEED,
+    *,
+    non_factual: bool = True,
+    attribute_rejected: bool = False,
 ) -> dict[str, Any]:
     """The ``mcp_trace`` case document of one HotpotQA record (see the module docstring),
     plus ``"drafts"``: every claim with how it was derived (dropped when written)."""
@@ -470,6 +481,8 @@ def build_trace(
         )
     if non_factual:
         drafts.append(Draft(rng.choice(TEMPLATES), "non_factual", None, None, "template"))
+    if attribute_rejected:
+        _attribute_rejected(drafts, delivered, random.Random(f"{seed}:phrase:{case.id}"))
 
     answers = _answers(drafts, rng)
     return {
@@ -485,6 +498,23 @@ def build_trace(
             f"{para[removed[0]].title if removed else '-'}."
         ),
     }
+
+
+def _attribute_rejected(
+    drafts: list[Draft], delivered: list[Delivered], rng: random.Random
+) -> None:
+    """Put an attribution phrase on about a third of the rejected claims (in place): the
+    gold source's family, or for the removed sentence a family of the trace."""
+    family_of = {d.source: d.family for d in delivered}
+    families = sorted(set(family_of.values()))
+    for i, d in enumerate(drafts):
+        if d.verdict not in ("contradicted", "unsupported", "not_enough_evidence"):
+            continue
+        if rng.random() >= 0.35 or not families:
+            continue
+        family = family_of.get(d.gold_source or "", "") or rng.choice(families)
+        text = _attributed(rng.choice(PHRASES[family]), d.text)
+        drafts[i] = Draft(text, d.verdict, d.gold_source, family, d.kind)
 
 
 def _answers(drafts: list[Draft], rng: random.Random) -> list[dict[str, Any]]:

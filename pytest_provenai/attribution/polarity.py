@@ -1,0 +1,117 @@
+"""Negation and antonym conflicts between a claim and the evidence unit it matches best
+(issue 23): a negated predicate against an affirmed one ("was not approved" / "approved"),
+and a word against its antonym ("granted" / "refused", "above" / "below").
+
+The antonym list is written for this project (:data:`ANTONYMS`): common English opposites
+of decisions, states, directions and comparisons, each a pair of word groups (inflections
+listed). No maintained lexicon installs from PyPI with its data: WordNet (``nltk``,
+``wn``) downloads its data at run time, which this project does not do. Pure Python.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pytest_provenai.attribution.protected import content_terms
+
+__all__ = ["ANTONYMS", "Polarity", "polarity"]
+
+_PAIRS: tuple[tuple[str, str], ...] = (
+    (
+        "approve approved approves accept accepted accepts grant granted grants allow allowed "
+        "allows permit permitted permits upheld uphold confirmed",
+        "refuse refused refuses reject rejected rejects deny denied denies decline declined "
+        "declines dismiss dismissed dismisses forbid forbidden forbids prohibited overturned "
+        "cancelled canceled",
+    ),
+    ("above exceeds exceeded exceeding", "below beneath"),
+    ("earlier early", "later late"),
+    ("open opened opens reopened", "closed close closes shut"),
+    (
+        "increase increased increases rise rose risen raised",
+        "decrease decreased decreases fall fell fallen lowered dropped",
+    ),
+    ("higher greater larger bigger", "lower fewer smaller"),
+    ("maximum highest", "minimum lowest"),
+    ("include included includes including", "exclude excluded excludes excluding"),
+    ("available", "unavailable"),
+    ("active", "inactive suspended"),
+    ("paid", "unpaid outstanding overdue"),
+    ("pass passed passes", "fail failed fails"),
+    ("suitable", "unsuitable"),
+    ("absent missing", "attended"),
+    ("enabled", "disabled"),
+    ("win won wins", "lose lost loses"),
+    ("full", "empty"),
+    ("profit gain gains", "loss losses"),
+    ("north northern", "south southern"),
+    ("east eastern", "west western"),
+    ("required mandatory compulsory", "optional voluntary"),
+    ("permanent", "temporary"),
+    ("public", "private"),
+    ("inside indoor indoors", "outside outdoor outdoors"),
+    ("valid", "invalid expired"),
+    ("complete completed", "incomplete unfinished"),
+    ("safe", "unsafe"),
+    ("legal", "illegal"),
+    ("hot warm", "cold cool"),
+    ("long longer", "short shorter"),
+    ("cheap cheaper", "expensive dearer"),
+    ("success successful succeeded", "failure unsuccessful"),
+    ("good strong excellent", "poor weak bad"),
+    ("up", "down"),
+)
+#: word → the set of its antonyms.
+ANTONYMS: dict[str, frozenset[str]] = {}
+for _a, _b in _PAIRS:
+    _left, _right = frozenset(_a.split()), frozenset(_b.split())
+    for _w in _left:
+        ANTONYMS[_w] = ANTONYMS.get(_w, frozenset()) | _right
+    for _w in _right:
+        ANTONYMS[_w] = ANTONYMS.get(_w, frozenset()) | _left
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|neither|nor|none|without|cannot|nobody|nothing)\b|n['’]t\b",
+    re.IGNORECASE,
+)
+_NEGATION_WORDS = frozenset("not no never neither nor none without cannot nobody nothing".split())
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+@dataclass(frozen=True)
+class Polarity:
+    """``negation``: one side negates and the other does not, over a shared predicate
+    (≥ 1 shared content term besides the negation); ``antonym``: the claim has a word
+    whose antonym the unit has, and the unit lacks the word itself (the words, or None)."""
+
+    negation: bool
+    antonym: tuple[str, str] | None
+
+    @property
+    def conflict(self) -> bool:
+        return self.negation or self.antonym is not None
+
+
+def polarity(claim: str, unit: str) -> Polarity:
+    """Compare the polarity of ``claim`` with the evidence ``unit`` (a chunk or a row)."""
+    claim_words = set(_words(claim))
+    unit_words = set(_words(unit))
+    shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
+    neg_c = _NEGATION.search(claim) is not None
+    neg_u = _NEGATION.search(unit) is not None
+    negation = neg_c != neg_u and len(shared) >= 2
+    antonym: tuple[str, str] | None = None
+    for w in sorted(claim_words):
+        opposite = ANTONYMS.get(w)
+        if not opposite or w in unit_words:
+            continue
+        hit = sorted(opposite & unit_words)
+        if hit and not (opposite & claim_words):
+            antonym = (w, hit[0])
+            break
+    return Polarity(negation, antonym)

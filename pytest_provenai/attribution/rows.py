@@ -1,0 +1,183 @@
+"""Structured tool outputs read row by row (issue 23): a claim's entity and its values must
+co-occur in one row; a value that only another row holds is not support.
+
+:func:`records` splits an output into its records:
+
+* **JSON** — a list of objects (each object a record), an object holding such a list, or
+  one object (one record); a record is written back as ``key: value`` lines;
+* **pipe tables** — a header line and rows with the same number of ``|`` cells; each row a
+  record written as ``header: cell`` lines (lines of another shape are records of their own,
+  e.g. a totals line);
+* **``key: value`` blocks** — records separated by a blank line, or by the first key
+  coming round again.
+
+Prose (anything else) gives ``None``: it is checked as a whole, as before.
+
+:func:`row_check` finds the claim's row — the record holding most of the claim's
+*distinctive* terms (terms some records have and others do not: the entity), then most of
+its values — and reports which of the claim's values that row lacks and which of those
+another row holds (a value taken from another row). Pure Python.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_provenai.attribution.protected import content_terms
+from pytest_provenai.attribution.values import Value, match_values
+
+__all__ = ["RowCheck", "records", "row_check"]
+
+_KV = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s+(\S.*)$")
+
+
+def _flatten(obj: Any, prefix: str = "") -> list[str]:
+    if isinstance(obj, dict):
+        out: list[str] = []
+        for k, v in obj.items():
+            out += _flatten(v, f"{prefix}{k}" if not prefix else f"{prefix} {k}")
+        return out
+    if isinstance(obj, list):
+        return [line for item in obj for line in _flatten(item, prefix)]
+    return [f"{prefix}: {obj}" if prefix else str(obj)]
+
+
+def _json_records(text: str) -> list[str] | None:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        return None
+    if isinstance(data, dict):
+        lists = [v for v in data.values() if isinstance(v, list) and v]
+        lists = [v for v in lists if all(isinstance(x, dict) for x in v)]
+        if len(lists) == 1:
+            head = {k: v for k, v in data.items() if v is not lists[0]}
+            rows = ["\n".join(_flatten(x)) for x in lists[0]]
+            return ["\n".join(_flatten(head)), *rows] if head else rows
+        return ["\n".join(_flatten(data))]
+    if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
+        return ["\n".join(_flatten(x)) for x in data]
+    return None
+
+
+def _table_records(lines: list[str]) -> list[str] | None:
+    piped = [ln for ln in lines if ln.count("|") >= 1]
+    if len(piped) < 2:
+        return None
+    header: list[str] | None = None
+    out: list[str] = []
+    for ln in lines:
+        if not ln.strip():
+            continue
+        if "|" not in ln:
+            out.append(ln.strip())
+            continue
+        cells = [c.strip() for c in ln.strip().strip("|").split("|")]
+        if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            continue  # markdown rule line
+        if header is None or len(cells) != len(header):
+            header = cells
+            continue
+        out.append("\n".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True)))
+    return out if len(out) >= 2 else None
+
+
+def _kv_records(lines: list[str]) -> list[str] | None:
+    kv = [ln for ln in lines if _KV.match(ln)]
+    if len(kv) < 2 or len(kv) < 0.6 * len([ln for ln in lines if ln.strip()]):
+        return None
+    out: list[list[str]] = [[]]
+    seen: set[str] = set()
+    first_key: str | None = None
+    for ln in lines:
+        if not ln.strip():
+            if out[-1]:
+                out.append([])
+                seen = set()
+            continue
+        m = _KV.match(ln)
+        key = m.group(1).casefold() if m else None
+        if key is not None and first_key is None:
+            first_key = key
+        if key is not None and key == first_key and key in seen and out[-1]:
+            out.append([])
+            seen = set()
+        if key is not None:
+            seen.add(key)
+        out[-1].append(ln.strip())
+    blocks = ["\n".join(b) for b in out if b]
+    return blocks or None
+
+
+def records(text: str) -> list[str] | None:
+    """The records of a structured output, or None for prose (see the module docstring)."""
+    found = _json_records(text)
+    if found is not None:
+        return found
+    lines = text.split("\n")
+    return _table_records(lines) or _kv_records(lines)
+
+
+@dataclass(frozen=True)
+class RowCheck:
+    """The claim's row in a structured source: ``structured`` (the source has ≥ 2
+    records), ``row`` (the record's text), ``missing`` (claim values the row lacks),
+    ``other_row`` (those of them another record holds: a value from another row)."""
+
+    structured: bool
+    row: str = ""
+    missing: tuple[str, ...] = ()
+    other_row: tuple[str, ...] = ()
+
+    @property
+    def conflict(self) -> bool:
+        return bool(self.other_row)
+
+
+def _count_word(v: Value) -> bool:
+    """A small count in words ("two of the four"): counts rows, never a cell's value."""
+    return v.kind == "number" and not v.text[:1].isdigit() and float(v.key) < 13
+
+
+def row_check(content: str, values: Sequence[Value], source_text: str) -> RowCheck:
+    """Check a claim against the rows of its routed source (see the module docstring)."""
+    rows = records(source_text)
+    if rows is None or len(rows) < 2:
+        return RowCheck(False)
+    # the entity is named by words and identifiers, never by the values under check
+    named = content
+    for v in sorted(values, key=lambda v: -v.span[0]):
+        if v.kind not in ("identifier", "text") and v.span[1] <= len(named):
+            named = named[: v.span[0]] + " " + named[v.span[1] :]
+    terms = content_terms(named)
+    row_terms = [content_terms(r) for r in rows]
+    common = set.intersection(*row_terms) if row_terms else set()
+    distinctive = {t for t in terms if any(t in rt for rt in row_terms)} - common
+    matches = [match_values(values, r, missing_quantity_unit=True) for r in rows]
+
+    def rank(i: int) -> tuple[int, int, int]:
+        return (len(distinctive & row_terms[i]), sum(m.present for m in matches[i]), -i)
+
+    best = max(range(len(rows)), key=rank)
+    if not distinctive & row_terms[best]:
+        # no entity named: the claim's row is the one holding most of its values
+        best = max(range(len(rows)), key=lambda i: (sum(m.present for m in matches[i]), -i))
+    missing = [m.value for m in matches[best] if not m.present]
+    other = [
+        v.text
+        for v in missing
+        if not _count_word(v)
+        and any(
+            any(m.present and m.value == v for m in matches[i])
+            for i in range(len(rows))
+            if i != best
+        )
+    ]
+    return RowCheck(True, rows[best], tuple(v.text for v in missing), tuple(other))

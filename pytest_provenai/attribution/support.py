@@ -1,0 +1,125 @@
+"""The rule-side support signals of one claim against its routed source (issue 23): values by
+meaning, the claim's row in a structured output, negation and antonym conflicts with the
+claim's evidence unit, and whether a neutral decision may be lexically rescued.
+
+The *unit* is the claim's row when the routed source is structured (a table, ``key: value``
+records, JSON; :mod:`~pytest_provenai.attribution.rows`), else the routed source's chunk
+most similar to the claim. A *conflict* makes the claim ``contradicted`` whatever the
+calibrated score says (:func:`~pytest_provenai.attribution.verdict.decide`):
+
+* ``value_from_other_row`` — a claim value that the claim's row lacks and another row of
+  the same source holds;
+* ``negation_conflict`` — the claim negates what the unit affirms, or the reverse, over a
+  shared predicate;
+* ``antonym_conflict`` — the claim says a word whose antonym the unit says
+  (:data:`~pytest_provenai.attribution.polarity.ANTONYMS`).
+
+Pure Python.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pytest_provenai.attribution.polarity import Polarity, polarity
+from pytest_provenai.attribution.protected import (
+    STOPWORDS,
+    ValueCheck,
+    check_values,
+    claim_values,
+    overlap,
+    rescue,
+)
+from pytest_provenai.attribution.rows import RowCheck, row_check
+
+__all__ = ["CONFLICT_REASONS", "NEGATION_OVERLAP", "SupportSignals", "names", "support_signals"]
+
+CONFLICT_REASONS = ("value_from_other_row", "negation_conflict", "antonym_conflict")
+NEGATION_OVERLAP = 0.6
+"""A negation mismatch is a conflict only when the claim and its unit share this share of
+the claim's content terms (the same predicate); below, it is a calibrator feature only."""
+
+
+@dataclass(frozen=True)
+class SupportSignals:
+    values: ValueCheck
+    values_all: ValueCheck
+    row: RowCheck
+    polarity: Polarity
+    unit: str
+    conflict: str | None
+    rescue_ok: bool
+    names_missing: tuple[str, ...] = ()
+
+
+_NAME = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b[A-Z][\w’'-]*[A-Za-z0-9]|^[A-Z][\w-]*(?=['’]s\b)"
+    r"|\b[A-Za-z]*\d[\w./-]*[A-Za-z][\w-]*"
+)
+
+
+_CALENDAR = frozenset(
+    """january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday
+    saturday sunday utc gmt bst cet""".split()
+)
+
+
+def names(content: str) -> list[str]:
+    """The claim's names: capitalised words not opening the claim, and identifiers."""
+    out = []
+    for m in _NAME.finditer(content):
+        word = m.group(0)
+        for suffix in ("'s", "’s"):
+            word = word.removesuffix(suffix)
+        if word.casefold() not in STOPWORDS and word.casefold() not in _CALENDAR and len(word) > 1:
+            out.append(word)
+    return out
+
+
+def support_signals(
+    content: str,
+    premise: str,
+    source_text: str,
+    best_chunk: str,
+    all_texts: Sequence[str],
+    *,
+    structured: bool,
+) -> SupportSignals:
+    """The signals of one claim's ``content`` (attribution phrase stripped)."""
+    values = check_values(content, premise)
+    values_all = check_values(content, all_texts)
+    row = row_check(content, claim_values(content), source_text)
+    unit = row.row if row.structured else best_chunk
+    pol = polarity(content, unit)
+    conflict: str | None = None
+    if row.conflict:
+        conflict = "value_from_other_row"
+    elif pol.negation and overlap(content, unit) >= NEGATION_OVERLAP:
+        conflict = "negation_conflict"
+    elif pol.antonym is not None:
+        conflict = "antonym_conflict"
+    folded_source = " ".join(source_text.split()).casefold()
+    named = content
+    for v in sorted(claim_values(content), key=lambda v: -v.span[0]):
+        if v.kind not in ("identifier", "text"):
+            named = named[: v.span[0]] + " " * (v.span[1] - v.span[0]) + named[v.span[1] :]
+    absent = tuple(
+        n
+        for n in names(named)
+        if n.casefold() not in folded_source and n.casefold().removesuffix("s") not in folded_source
+    )
+    row_values_ok = not row.structured or not row.missing
+    rescue_ok = (
+        not absent
+        and row_values_ok
+        and rescue(
+            values,
+            overlap(content, unit if row.structured else premise),
+            structured=structured,
+            conflict=conflict is not None,
+        )
+    )
+    return SupportSignals(values, values_all, row, pol, unit, conflict, rescue_ok, absent)

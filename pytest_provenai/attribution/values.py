@@ -1,0 +1,545 @@
+"""Protected values read by their meaning (issue 23): dates and times with ``dateparser``,
+quantities and units with ``pint``, number words with ``number-parser``; versions and
+identifiers kept whole.
+
+A value is found by its *shape* (a token with a digit, a month name, a number word, a
+``am/pm`` time) and read by the library for its *meaning*: ``20:00`` = ``8 pm``,
+``2018-05-03`` = ``3 May 2018``, ``twelve`` = ``12``, ``15-minute intervals`` = ``15
+minutes`` (= ``900 s``), ``0.8 kg`` = ``800 g``. A version (``4.1.1``) or an identifier
+(``LR-779``, ``INV-2031-0412``) is one whole token, never cut (``4.1`` is not ``4.1.1``).
+A value a library cannot read is kept as text (``parsed`` False) and compared as text; the
+caller records that.
+
+The three libraries are the ``attribution`` extra; without them every value is compared as
+text (and says so). Pure Python, no model code, no network: ``dateparser`` runs with fixed
+settings (English, day-month order, a fixed relative base) so a text reads the same on every
+machine.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
+
+__all__ = [
+    "Value",
+    "ValueMatch",
+    "match_values",
+    "read_values",
+]
+
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_DAY = r"(?:[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?:1[5-9]\d\d|2\d\d\d)"
+_NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred thousand million billion"
+).split()
+_NUMWORD = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
+_NUMWORDS = rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+){_NUMWORD})*"
+_MULTIPLIERS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "treble": 3.0, "quadruple": 4.0}
+_DIGITS = r"\d[\d,]*(?:\.\d+)?"
+_HOURS = "one two three four five six seven eight nine ten eleven twelve".split()
+_HOUR = r"(?:" + "|".join(_HOURS) + r"|1[0-2]|0?[1-9])"
+#: Spoken clock times ("half past ten", "ten to six in the evening", "a quarter to eleven",
+#: "five past four in the afternoon", "seven o'clock"): no library reads these.
+_CLOCK = (
+    r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2})\s+"
+    rf"(?P<dir>past|to)\s+(?P<h1>{_HOUR})|(?P<h2>{_HOUR})\s+o['’]clock)"
+    r"(?:\s+(?P<part>in\s+the\s+(?:morning|afternoon|evening)|at\s+night|[ap]\.?m\.?))?"
+)
+_SPOKEN_MINUTES = {"half": 30, "quarter": 15, "five": 5, "ten": 10, "twenty": 20}
+# The shapes, most specific first; each character of a text is taken once.
+_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("datetime", re.compile(r"\b\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}\b")),
+    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{4}/\d{2}/\d{2}\b")),
+    ("version", re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){2,}(?![\w.]*\d)")),
+    ("week", re.compile(r"\b\d{4}-W\d{2}\b")),
+    (
+        "date",
+        re.compile(
+            rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}(?:,?\s+{_YEAR})?\b"
+            rf"|\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?!:)"
+            rf"|\b{_MONTH}\s+{_YEAR}\b|\b{_YEAR}-(?:0[1-9]|1[0-2])\b(?!-)"
+        ),
+    ),
+    ("clock", re.compile(_CLOCK, re.IGNORECASE)),
+    (
+        "time",
+        re.compile(
+            r"\b\d{1,2}(?::\d{2}){1,2}(?:[ \t]*[ap]\.?m\.?(?![a-z]))?"
+            r"|\b\d{1,2}[ \t]*[ap]\.?m\.?(?![a-z])"
+            r"|\b(?:noon|midday|midnight)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "identifier",
+        re.compile(
+            r"(?<![\w.])(?=[\w./-]*[A-Za-z])(?=[\w./-]*\d)[A-Za-z0-9][\w./-]*[A-Za-z0-9]"
+            r"(?![\w-])"
+        ),
+    ),
+    (
+        "quantity",
+        re.compile(
+            rf"(?:[£$€][ \t]?)?(?:{_DIGITS}|\b{_NUMWORDS})(?:[ \t]*-[ \t]*|[ \t]*)"
+            r"(?:%|°[ \t]?[CF]\b"
+            r"|[A-Za-zµ]+(?:[ \t]+(?:per|an?|/)[ \t]+[A-Za-z]+|[ \t]+[A-Za-z]+)?)?",
+            re.IGNORECASE,
+        ),
+    ),
+    ("multiplier", re.compile(r"\b(?:twice|double|triple|treble|quadruple)\b", re.IGNORECASE)),
+)
+_YEAR_ONLY = re.compile(rf"^{_YEAR}$")
+#: Unit words pint would read in a surprising way (``in`` = inch, ``a`` = annum, ``are`` =
+#: 100 m², ``at`` = technical atmosphere …): never units after a number.
+_NOT_UNITS = frozenset(
+    """a an and are as at by for from in is it of on or per than the to was were with am pm
+    th st nd rd x day's""".split()
+)
+#: Dimensions a quantity is compared in; other pint readings of a word are kept as text.
+_DIMENSIONS = frozenset(
+    {
+        "[length]",
+        "[mass]",
+        "[time]",
+        "[length] ** 3",
+        "[length] ** 2",
+        "[mass] * [length] ** 2 / [time] ** 2",
+        "[mass] * [length] ** 2 / [time] ** 3",
+        "[temperature]",
+        "[length] / [time]",
+        "[information]",
+        "[currency]",
+    }
+)
+_CURRENCIES = {"£": "GBP", "$": "USD", "€": "EUR"}
+_CURRENCY_CODES = frozenset({"gbp", "usd", "eur", "euros", "chf", "jpy", "nok", "sek", "dkk"})
+
+
+@dataclass(frozen=True)
+class Value:
+    """One protected value: its text, its kind and its meaning.
+
+    ``kind``: date | time | datetime | week | version | identifier | quantity | number |
+    multiplier | text. ``key`` is the meaning compared: a date as ``(year, month, day)``
+    with None for a part not stated; a time as minutes after midnight; a quantity as
+    (magnitude in base units, dimensionality, magnitude as written, unit as written); a
+    number as its float; a version / identifier / text as the casefolded string.
+    ``parsed`` is False when no library could read it (then it is compared as text)."""
+
+    text: str
+    kind: str
+    key: Any
+    parsed: bool = True
+    span: tuple[int, int] = (0, 0)
+
+
+@cache
+def _registry() -> Any:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def _libraries() -> bool:
+    try:
+        import dateparser  # noqa: F401
+        import number_parser  # noqa: F401
+        import pint  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+_BASE = _dt.datetime(2000, 1, 1)
+_DP_SETTINGS = {
+    "DATE_ORDER": "DMY",
+    "PREFER_DAY_OF_MONTH": "first",
+    "RELATIVE_BASE": _BASE,
+    "RETURN_AS_TIMEZONE_AWARE": False,
+    "STRICT_PARSING": False,
+}
+
+
+@lru_cache(maxsize=65536)
+def _parse_date(text: str) -> _dt.datetime | None:
+    import dateparser
+
+    parsed = dateparser.parse(text, languages=["en"], settings=_DP_SETTINGS)
+    return parsed if isinstance(parsed, _dt.datetime) else None
+
+
+@lru_cache(maxsize=65536)
+def _number_words(text: str) -> float | None:
+    from number_parser import parse_number
+
+    n = parse_number(text.replace("-", " "))
+    return None if n is None else float(n)
+
+
+def _digits(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _date_key(text: str) -> tuple[int | None, int | None, int | None] | None:
+    parsed = _parse_date(text)
+    if parsed is None:
+        return None
+    has_year = re.search(r"\b\d{4}\b", text) is not None
+    has_day = re.search(r"(?<![\d-])\d{1,2}(?:st|nd|rd|th)?\b(?![:\d])", text) is not None or (
+        re.search(r"\d{4}[-/]\d{2}[-/]\d{2}", text) is not None
+    )
+    if re.fullmatch(rf"{_YEAR}-\d{{2}}", text.strip()):
+        has_day = False
+    return (
+        parsed.year if has_year else None,
+        parsed.month,
+        parsed.day if has_day else None,
+    )
+
+
+def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | None:
+    unit = unit_text.strip().strip("-").strip()
+    unit = re.sub(r"^°\s?C$", "degC", unit)
+    unit = re.sub(r"^°\s?F$", "degF", unit)
+    unit = re.sub(r"\s+an?\s+", " / ", unit)
+    unit = re.sub(r"\s+per\s+", " / ", unit)
+    if not unit or unit.split()[0].casefold() in _NOT_UNITS:
+        return None
+    if unit.casefold() in _CURRENCY_CODES:
+        code = "EUR" if unit.casefold() == "euros" else unit.upper()
+        return (number, f"[currency:{code}]", number, code)
+    if unit == "%":
+        return (number / 100.0, "[percent]", number, "%")
+    ureg = _registry()
+    try:
+        q = ureg.Quantity(number, ureg.parse_units(unit))
+        base = q.to_base_units()
+    except Exception:  # an unknown word: not a unit
+        singular = unit[:-1] if unit.endswith("s") else None
+        if not singular:
+            return None
+        try:
+            q = ureg.Quantity(number, ureg.parse_units(singular))
+            base = q.to_base_units()
+        except Exception:
+            return None
+    dim = str(q.dimensionality)
+    if dim == "dimensionless" and re.search(r"(?:bytes?|bits?|[kMGTP]?i?B)$", unit):
+        dim = "[information]"  # pint counts bits as dimensionless
+    if dim not in _DIMENSIONS or dim == "[currency]":
+        return None
+    return (float(base.magnitude), dim, number, unit)
+
+
+def _clock(text: str, span: tuple[int, int]) -> Value | None:
+    m = re.fullmatch(_CLOCK, text, re.IGNORECASE)
+    if m is None:
+        return None
+    hour_text = (m.group("h1") or m.group("h2") or "").casefold()
+    hour = _HOURS.index(hour_text) + 1 if hour_text in _HOURS else int(hour_text)
+    minutes = 0
+    if m.group("min"):
+        word = m.group("min").casefold().replace("a ", "").replace("-", " ")
+        minutes = (
+            int(word)
+            if word.isdigit()
+            else 25
+            if word == "twenty five"
+            else _SPOKEN_MINUTES.get(word.split()[-1], 0)
+        )
+        if m.group("dir").casefold() == "to":
+            hour, minutes = hour - 1, 60 - minutes
+    part = (m.group("part") or "").casefold()
+    if any(w in part for w in ("afternoon", "evening", "night", "p")) and hour < 12:
+        hour += 12
+    elif not part:
+        return Value(text, "time12", (hour % 12) * 60 + minutes, True, span)
+    return Value(text, "time", (hour % 24) * 60 + minutes, True, span)
+
+
+def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
+    bare = text.strip()
+    if kind in ("version", "identifier", "week"):
+        if kind == "identifier" and re.fullmatch(rf"{_DIGITS}-?[A-Za-z%]+", bare):
+            # "800g", "15-minute", "30-hour": a quantity; "12th": an ordinal, not a value
+            if re.fullmatch(r"\d+(?:st|nd|rd|th)", bare):
+                return None
+            return _read("quantity", bare.replace("-", " "), span)
+        return Value(
+            bare,
+            kind,
+            bare.casefold().lstrip("v") if kind == "version" else bare.casefold(),
+            True,
+            span,
+        )
+    if kind == "multiplier":
+        return Value(bare, "number", _MULTIPLIERS[bare.casefold()], True, span)
+    if kind in ("date", "datetime"):
+        key = _date_key(bare)
+        if key is None:
+            return Value(bare, "text", bare.casefold(), False, span)
+        if kind == "datetime":
+            parsed = _parse_date(bare)
+            assert parsed is not None
+            return Value(bare, "datetime", (*key, parsed.hour * 60 + parsed.minute), True, span)
+        return Value(bare, "date", key, True, span)
+    if kind == "clock":
+        return _clock(bare, span)
+    if kind == "time":
+        parsed = _parse_date(bare)
+        if parsed is None:
+            return Value(bare, "text", bare.casefold(), False, span)
+        return Value(bare, "time", parsed.hour * 60 + parsed.minute, True, span)
+    # quantity / number
+    m = re.match(
+        rf"([£$€])?\s?({_DIGITS}|{_NUMWORDS})\s*-?\s*(.*)$", bare, re.IGNORECASE | re.DOTALL
+    )
+    if m is None:
+        return None
+    symbol, number_text, unit = m.group(1), m.group(2), m.group(3)
+    if number_text[0].isdigit():
+        number = _digits(number_text)
+    else:
+        number = _number_words(number_text)
+    if number is None:
+        if any(ch.isdigit() for ch in bare):
+            return Value(bare, "text", bare.casefold(), False, span)
+        return None
+    if _YEAR_ONLY.match(number_text) and not unit:
+        return Value(bare, "date", (int(number), None, None), True, span)
+    if symbol:
+        code = _CURRENCIES[symbol]
+        return Value(bare, "quantity", (number, f"[currency:{code}]", number, code), True, span)
+    quantity = _quantity(number, unit) if unit else None
+    shown = bare
+    for word in unit.split()[:2] if quantity is None and unit and " " in unit else ():
+        quantity = _quantity(number, word)
+        if quantity is not None:
+            shown = bare[: bare.index(word, m.start(3)) + len(word)]
+            break
+    if quantity is not None:
+        return Value(shown, "quantity", quantity, True, (span[0], span[0] + len(shown)))
+    lead = len(text) - len(text.lstrip())
+    return Value(
+        number_text,
+        "number",
+        number,
+        True,
+        (span[0] + lead + m.start(2), span[0] + lead + m.end(2)),
+    )
+
+
+@lru_cache(maxsize=16384)
+def _read_values(text: str) -> tuple[Value, ...]:
+    if not _libraries():
+        return tuple(
+            Value(m.group(0), "text", m.group(0).casefold(), False, m.span())
+            for m in re.finditer(r"\S*\d\S*", text)
+        )
+    taken: list[tuple[int, int]] = []
+    out: list[Value] = []
+    for kind, pattern in _SHAPES:
+        for m in pattern.finditer(text):
+            start, end = m.span()
+            piece = m.group(0).rstrip(" -")
+            end = start + len(piece)
+            if not piece.strip() or any(s < end and start < e for s, e in taken):
+                continue
+            if kind == "quantity" and not any(ch.isdigit() for ch in piece):
+                if not re.match(_NUMWORDS, piece, re.IGNORECASE):
+                    continue
+            value = _read(kind, piece, (start, end))
+            if value is None:
+                continue
+            taken.append(value.span if kind in ("quantity",) else (start, end))
+            out.append(value)
+    out.sort(key=lambda v: v.span)
+    return tuple(out)
+
+
+def read_values(text: str) -> list[Value]:
+    """The protected values of ``text`` in text order (see the module docstring). Number
+    words that are not a count ("one of them", "no one") are values too; a claim's value is
+    only ever compared with its evidence's values, so a stray word costs nothing but a
+    miss on a number nobody states."""
+    return [v for v in _read_values(text) if not _filler(v, text)]
+
+
+def _filler(v: Value, text: str) -> bool:
+    """``one`` in "one of", "no one", "someone"…: not a count."""
+    if v.kind != "number" or v.text.casefold() != "one":
+        return False
+    after = text[v.span[1] : v.span[1] + 4].casefold()
+    return after.startswith(" of") or after.startswith("'s")
+
+
+@dataclass(frozen=True)
+class ValueMatch:
+    """How one claim value fares against evidence values: ``present`` (same meaning),
+    ``conflicting`` (absent, and the evidence states another value of its kind — a
+    swapped value, a changed unit or version), ``parsed`` (False: compared as text)."""
+
+    value: Value
+    present: bool
+    conflicting: bool
+
+
+def _same(a: Value, b: Value) -> bool:
+    """Whether evidence value ``b`` states claim value ``a``."""
+    ka, kb = a.key, b.key
+    if a.kind == "text" or b.kind == "text":
+        return str(a.text).casefold() in str(b.text).casefold() if a.kind == "text" else False
+    if a.kind in ("date", "datetime") and b.kind in ("date", "datetime"):
+        da, db = ka[:3], kb[:3]
+        if any(x is not None and x != y for x, y in zip(da, db, strict=True)):
+            return False
+        if a.kind == "datetime" and b.kind == "datetime":
+            return bool(ka[3] == kb[3])
+        return True
+    if a.kind == "time":
+        return (b.kind == "time" and ka == kb) or (b.kind == "datetime" and kb[3] == ka)
+    if a.kind == "time12":  # no am/pm said: either half of the day
+        minutes = kb if b.kind == "time" else kb[3] if b.kind == "datetime" else None
+        return minutes is not None and minutes % 720 == ka
+    if a.kind == "number" and b.kind == "week":  # "week 12" against 2031-W12
+        return bool(str(kb).endswith(f"w{int(ka):02d}")) if float(ka).is_integer() else False
+    if a.kind == "date" and b.kind == "number" and ka[1] is None and ka[2] is None:
+        return bool(ka[0] == kb)
+    if a.kind in ("version", "identifier", "week"):
+        return b.kind == a.kind and ka == kb
+    if a.kind == "quantity":
+        if b.kind == "quantity":
+            return bool(ka[1] == kb[1] and abs(ka[0] - kb[0]) <= 1e-6 * max(1.0, abs(kb[0])))
+        return False
+    if a.kind == "number":
+        if b.kind == "number":
+            return bool(abs(ka - kb) <= 1e-9 * max(1.0, abs(kb)))
+        if b.kind == "quantity":
+            return bool(abs(ka - kb[2]) <= 1e-9 * max(1.0, abs(kb[2])))
+        if b.kind == "date" and kb[1] is None and kb[2] is None:
+            return bool(ka == kb[0])
+    return False
+
+
+def _kin(a: Value, b: Value) -> bool:
+    """Whether ``b`` is a value of the same kind as ``a`` (its presence makes a missing
+    ``a`` a conflict rather than an absence)."""
+    if a.kind == "quantity":
+        return b.kind == "quantity" and b.key[1] == a.key[1]
+    if a.kind in ("date", "datetime"):
+        return b.kind in ("date", "datetime")
+    if a.kind in ("time", "time12"):
+        return b.kind in ("time", "datetime")
+    if a.kind == "number":
+        return b.kind in ("number", "quantity")
+    if a.kind in ("version", "week"):
+        return b.kind == a.kind
+    return False
+
+
+#: Lower-case unit names in column headers ("weight_kg", "output_mwh", "size_kb") that pint
+#: would read otherwise (``mwh`` as milliwatt-hours, ``kb`` as kilobarns).
+_HEADER_UNITS = {
+    "kb": "kB",
+    "mb": "MB",
+    "gb": "GB",
+    "tb": "TB",
+    "wh": "Wh",
+    "kwh": "kWh",
+    "mwh": "MWh",
+    "gwh": "GWh",
+    "kw": "kW",
+    "mw": "MW",
+    "kg": "kg",
+    "g": "g",
+    "lb": "lb",
+    "lbs": "lb",
+    "km": "km",
+    "mi": "mi",
+    "miles": "mile",
+    "m": "m",
+    "cm": "cm",
+    "mm": "mm",
+    "l": "L",
+    "ml": "mL",
+    "litres": "L",
+    "liters": "L",
+    "min": "min",
+    "mins": "min",
+    "h": "h",
+    "hours": "hour",
+    "days": "day",
+    "weeks": "week",
+    "c": "degC",
+    "f": "degF",
+}
+
+
+def _other_unit_named(v: Value, folded_evidence: str) -> bool:
+    """Whether the evidence names a unit of the claim quantity's dimension that is not the
+    claim's unit (a header's unit: the claim changed it)."""
+    ureg = _registry()
+    own = _quantity(1.0, str(v.key[3]))
+    for token in set(re.split(r"[^a-z]+", folded_evidence)):
+        unit = _HEADER_UNITS.get(token)
+        if unit is None:
+            continue
+        other = _quantity(1.0, unit)
+        if other is None or other[1] != v.key[1] or own is None:
+            continue
+        if abs(other[0] - own[0]) > 1e-9 * max(abs(own[0]), 1.0):
+            del ureg
+            return True
+    return False
+
+
+def match_values(
+    claim_values: Sequence[Value],
+    evidence: Iterable[str] | str,
+    *,
+    missing_quantity_unit: bool = True,
+) -> list[ValueMatch]:
+    """Match each claim value against the values of the evidence texts (by meaning; text
+    values by casefolded substring). A quantity whose unit the evidence never states (a
+    table with the unit in its header, "qty | 40") is present when the evidence has the
+    same number as written and no quantity of that dimension at all."""
+    texts = [evidence] if isinstance(evidence, str) else list(evidence)
+    have: list[Value] = []
+    for t in texts:
+        have.extend(_read_values(t))
+    folded = " ".join(" ".join(t.split()).casefold() for t in texts)
+    out: list[ValueMatch] = []
+    for v in claim_values:
+        if v.kind == "text":
+            present = v.key in folded
+            out.append(ValueMatch(v, present, False))
+            continue
+        present = any(_same(v, b) for b in have)
+        if not present and v.kind == "quantity" and missing_quantity_unit:
+            same_dim = any(b.kind == "quantity" and b.key[1] == v.key[1] for b in have)
+            if not same_dim:
+                present = any(
+                    b.kind == "number" and abs(b.key - v.key[2]) <= 1e-9 * max(1.0, abs(b.key))
+                    for b in have
+                )
+                if present and _other_unit_named(v, folded):
+                    present = False  # "9,860 miles" against a column "odometer_km | 9,860"
+                    out.append(ValueMatch(v, False, True))
+                    continue
+        conflicting = not present and any(_kin(v, b) for b in have)
+        out.append(ValueMatch(v, present, conflicting))
+    return out

@@ -1,0 +1,171 @@
+"""Issue 23, support side (pure parts): values compared by meaning (dateparser, pint,
+number-parser), structured outputs checked row by row, negation and antonym conflicts, the
+lexical rescue that no longer accepts a value that is negated, antonymic or from another
+row, and conflicts that make a claim ``contradicted``."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_provenai.attribution.polarity import ANTONYMS, polarity
+from pytest_provenai.attribution.protected import check_values
+from pytest_provenai.attribution.rows import records, row_check
+from pytest_provenai.attribution.support import support_signals
+from pytest_provenai.attribution.values import match_values, read_values
+from pytest_provenai.attribution.verdict import Judgement, decide
+
+LEAVE = (
+    "request_id | start | days | decision\n"
+    "LR-771 | 2031-04-14 | 5 | approved\n"
+    "LR-779 | 2031-05-26 | 3 | refused\n"
+    "LR-784 | 2031-07-07 | 10 | pending\n"
+    "rows: 3"
+)
+EMPLOYEES = (
+    "employee_id: TJ-0388\nname: Rosalind Okafor\nbase pay: 16.40 GBP per hour\n\n"
+    "employee_id: TJ-0412\nname: Tomasz Welland\nbase pay: 11.20 GBP per hour"
+)
+
+
+def present(claim: str, premise: str) -> list[bool]:
+    return [m.present for m in match_values(read_values(claim), premise)]
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise"),
+    [
+        ("Her last shift finished at 8 pm.", "last shift end: 20:00"),
+        ("The loan ends on 3 May 2018.", "loan end: 2018-05-03"),
+        ("The order was twelve rye loaves.", "qty: 12 rye loaves"),
+        ("Readings are taken every 15 minutes.", "readings at 15-minute intervals"),
+        ("Each loaf weighs 0.8 kg.", "weight: 800 g"),
+        ("The novel came out in April 2011.", "first published: 2011-04"),
+        ("Sunday overtime is paid at double the rate.", "Sundays: 2 times the base rate"),
+        ("It was issued on the 14th of June 2031.", "issued: 2031-06-14"),
+    ],
+)
+def test_values_are_compared_by_meaning(claim: str, premise: str) -> None:
+    assert present(claim, premise) == [True] * len(present(claim, premise))
+    assert present(claim, premise)  # the claim has a value at all
+
+
+@pytest.mark.parametrize(
+    ("claim", "premise", "conflicting"),
+    [
+        ("The payslip was made by LedgerLoom 4.1.", "generator: LedgerLoom 4.1.1", False),
+        ("The payslip was made by LedgerLoom 4.1.2.", "generator: LedgerLoom 4.1.1", True),
+        ("The array produced 2 kWh.", "output: 2 MWh", True),
+        ("The crate weighs 16 lb.", "weight: 16 kg", True),
+        ("Her last shift ended at 19:45.", "last shift end: 20:00", True),
+        ("The break starts on 15 April 2031.", "start: 2031-04-14", True),
+        ("Thirteen requests are on file.", "requests: 12", True),
+    ],
+)
+def test_a_changed_value_is_missing_and_conflicting(
+    claim: str, premise: str, conflicting: bool
+) -> None:
+    check = check_values(claim, premise)
+    assert check.missing and bool(check.conflicting) is conflicting
+
+
+def test_14_june_0715_is_a_date_and_a_time_and_versions_stay_whole() -> None:
+    values = {v.kind: v.key for v in read_values("Boarding closes 14 June 07:15 on 4.1.1.")}
+    assert values == {"date": (None, 6, 14), "time": 7 * 60 + 15, "version": "4.1.1"}
+
+
+def test_an_unreadable_value_is_compared_as_text_and_says_so() -> None:
+    check = check_values('The code word is "blue heron".', "code word: Blue Heron")
+    assert check.missing == () and check.unparsed == ()
+    check = check_values("It was filed on 31 February 2031.", "filed: 31 February 2031")
+    assert check.unparsed == ("31 February 2031",) and check.missing == ()
+    check = check_values("It was filed on 31 February 2031.", "filed: 2031-02-28")
+    assert check.missing == ("31 February 2031",)
+
+
+def test_records_of_tables_key_value_blocks_and_json() -> None:
+    table = records(LEAVE)
+    assert table is not None and len(table) == 4 and "decision: refused" in table[1]
+    blocks = records(EMPLOYEES)
+    assert blocks is not None and len(blocks) == 2 and "Tomasz" in blocks[1]
+    listed = records('[{"id": "A-1", "size": 3}, {"id": "A-2", "size": 5}]')
+    assert listed == ["id: A-1\nsize: 3", "id: A-2\nsize: 5"]
+    assert records("Prose text. Nothing structured here.") is None
+
+
+def test_a_value_from_another_row_is_not_support() -> None:
+    own = row_check(
+        "LR-779 starts on 26 May 2031.", read_values("LR-779 starts on 26 May 2031."), LEAVE
+    )
+    assert own.structured and own.missing == () and not own.conflict
+    text = "LR-784 starts on 2031-05-26."
+    other = row_check(text, read_values(text), LEAVE)
+    assert other.missing == ("2031-05-26",) and other.other_row == ("2031-05-26",)
+    text = "Okafor's base pay is 11.20 GBP per hour."
+    swapped = row_check(text, read_values(text), EMPLOYEES)
+    assert swapped.conflict and "Okafor" in swapped.row
+
+
+def test_negation_and_antonyms_against_the_evidence_unit() -> None:
+    assert polarity(
+        "Overtime does not need a supervisor's approval.", "Overtime needs a supervisor's approval."
+    ).negation
+    assert not polarity(
+        "Overtime needs a supervisor's approval.", "Overtime needs a supervisor's approval."
+    ).conflict
+    assert polarity("The request was granted.", "request LR-779: refused").antonym == (
+        "granted",
+        "refused",
+    )
+    assert polarity("The reading was below the limit.", "reading above the limit").antonym
+    assert "approved" in ANTONYMS["refused"] and "refused" in ANTONYMS["approved"]
+
+
+def test_the_rescue_refuses_negated_antonymic_and_other_row_values() -> None:
+    def signals(content: str) -> object:
+        return support_signals(
+            content, LEAVE, LEAVE, LEAVE.split("\n")[2], [LEAVE], structured=True
+        )
+
+    ok = support_signals(
+        "Request LR-779 was refused.",
+        LEAVE,
+        LEAVE,
+        "LR-779 | 2031-05-26 | 3 | refused",
+        [LEAVE],
+        structured=True,
+    )
+    assert ok.conflict is None and ok.rescue_ok
+    antonym = signals("Request LR-779 was approved.")
+    assert antonym.conflict == "antonym_conflict" and not antonym.rescue_ok  # type: ignore[attr-defined]
+    negated = signals("Request LR-779 was not refused.")
+    assert negated.conflict == "negation_conflict" and not negated.rescue_ok  # type: ignore[attr-defined]
+    other = signals("Request LR-779 starts on 2031-07-07.")
+    assert other.conflict == "value_from_other_row" and not other.rescue_ok  # type: ignore[attr-defined]
+
+
+def test_a_conflict_makes_the_claim_contradicted_whatever_the_score() -> None:
+    from pytest_provenai.attribution.families import Attribution
+
+    common = {
+        "index": 0,
+        "text": "Request LR-779 was approved.",
+        "byte_range": (0, 28),
+        "factual": True,
+        "attribution": Attribution("unavailable"),
+        "route_source": "db-leave",
+        "route_tool": "leave_db",
+        "route_family": "database",
+        "route_score": 0.9,
+        "route_margin": 0.5,
+        "route_status": "routed",
+        "judgement": Judgement(0.99, {"supported": 0.99, "not_enough_evidence": 0.01}),
+        "error": None,
+        "threshold": 0.4,
+        "missing": (),
+        "rescue_ok": False,
+    }
+    assert decide(**common).verdict == "supported"  # type: ignore[arg-type]
+    d = decide(**common, conflict="antonym_conflict")  # type: ignore[arg-type]
+    assert d.verdict == "contradicted" and d.reasons == ("antonym_conflict",)
+    d = decide(**common, unparsed=("31 February",))  # type: ignore[arg-type]
+    assert d.as_dict()["unparsed_values"] == ["31 February"]
