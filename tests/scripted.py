@@ -23,9 +23,18 @@ from pytest_provenai.subject.backends.base import (
 
 
 class ScriptedGenerator:
-    def __init__(self, script: dict[str, str], name: str, decoding: Decoding, device: str) -> None:
+    def __init__(
+        self,
+        script: dict[str, str],
+        name: str,
+        decoding: Decoding,
+        device: str,
+        *,
+        identity: Identity | None = None,
+    ) -> None:
         self.script = script
-        self._identity = Identity(
+        self.calls = 0  # calls in this process (the calls file counts across workers)
+        self._identity = identity or Identity(
             backend="scripted",
             name=name,
             weights_sha256="0" * 64,
@@ -46,6 +55,7 @@ class ScriptedGenerator:
         return "".join(f"<{m['role']}>\n{m['content']}\n" for m in messages) + "<assistant>\n"
 
     def generate(self, prompt: str) -> Generation:
+        self.calls += 1
         calls = os.environ.get("PROVENAI_SCRIPTED_CALLS")
         if calls:
             with open(calls, "a", encoding="utf-8") as fh:

@@ -146,37 +146,6 @@ def test_mcp_sessions_through_the_plugin_match_across_xdist(pytester: pytest.Pyt
 
 
 @pytest.mark.parametrize(
-    ("option", "words"),
-    [
-        (
-            "--provenai-repair-iterations=0",
-            "--provenai-repair-iterations: expected an integer >= 1",
-        ),
-        ("--provenai-repair-iterations=4", "--provenai-repair-iterations: at most 3 repair rounds"),
-        ("--provenai-repair-iterations=x", "--provenai-repair-iterations: expected an integer"),
-        (
-            "--provenai-verify-threshold=1.5",
-            "--provenai-verify-threshold: expected a number in [[]0, 1]",
-        ),
-        ("--provenai-verify-threshold=high", "--provenai-verify-threshold: expected a number"),
-        ("--provenai-nli-model=nowhere", "--provenai-nli-model: * is not a model folder*"),
-        (
-            "--provenai-mcp-pipeline=not a spec",
-            "--provenai-mcp-pipeline: expected module:callable*",
-        ),
-        ("--provenai-verify-table=none.json", "--provenai-verify-table: * does not exist*"),
-    ],
-)
-def test_bad_attribution_options_are_one_usage_error_line(
-    pytester: pytest.Pytester, option: str, words: str
-) -> None:
-    make_project(pytester)
-    result = run(pytester, option)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"ERROR: {words}*"])
-
-
-@pytest.mark.parametrize(
     ("blocked", "test_file", "extra"),
     [("sklearn", TRACE_TEST, "scikit-learn"), ("mcp", MCP_TEST, "mcp")],
 )

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted import ScriptedGenerator
 
 from pytest_provenai.errors import ProvenaiCacheWarning
 from pytest_provenai.subject.backends.base import Decoding, Generation, Identity
@@ -279,40 +280,16 @@ def test_an_entry_of_an_untrusted_producer_is_stale_a_miss_and_replaced(tmp_path
     assert cache.get(k, producers=trusted) is None
 
 
-class CountingGenerator:
-    """A generator that answers every prompt with the same text and counts its calls."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    @property
-    def identity(self) -> Identity:
-        return IDENTITY
-
-    @property
-    def capabilities(self) -> Any:
-        from pytest_provenai.subject.backends.base import Capabilities
-
-        return Capabilities(token_ids=False, logprobs=False, score=False)
-
-    def render_chat(self, messages: list[dict[str, str]]) -> str:
-        return str(messages)
-
-    def generate(self, prompt: str) -> Generation:
-        self.calls += 1
-        return Generation(text="Answer: fresh")
-
-    def score(self, prompt: str, continuation_ids: list[int]) -> Any:
-        raise NotImplementedError
-
-
 def test_a_generation_cached_by_an_older_fast_path_is_ignored_and_recomputed(
     tmp_path: Path,
 ) -> None:
     from pytest_provenai.subject.backends.base import FAST_PATH_VERSION
     from pytest_provenai.subject.subject import ModelSubject
 
-    gen = CountingGenerator()
+    # answers every prompt with the same text and counts its calls
+    gen = ScriptedGenerator(
+        {"*": "Answer: fresh"}, IDENTITY.name, Decoding(), "cpu", identity=IDENTITY
+    )
     subject = ModelSubject(gen, GenerationCache(tmp_path))
     stale = Generation(text="Answer: written by an older fast path")
     for producer in ("provenai-fast-path/1", None):

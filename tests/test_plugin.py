@@ -113,6 +113,60 @@ def test_marker_bound_must_be_a_number(pytester: pytest.Pytester) -> None:
         (["--provenai-device", "tpu"], "*unknown device 'tpu'; use cpu, cuda:N, mps or auto*"),
         (["--provenai-pipeline", "nosuchmod:fn"], "*cannot import module 'nosuchmod'*"),
         (["--provenai-model", "./missing-model"], "*--provenai-model ./missing-model: no such*"),
+        # influence
+        (["--provenai-ablation=fast"], "*--provenai-ablation: expected one of exact, naive, off*"),
+        (["--provenai-theta-floor=2"], "*--provenai-theta-floor: expected a number in [[]0, 1]*"),
+        # report and progress
+        (["--provenai-report=."], "*--provenai-report: * is a folder; give a file path*"),
+        (  # access() says yes there (root): the preflight creates a real file to know
+            ["--provenai-results=/proc/r.json"],
+            "*--provenai-results: cannot write in /proc (*); give a writable path",
+        ),
+        (
+            ["--provenai-report=results.json"],
+            "*--provenai-report: *results.json is also the results JSON*",
+        ),
+        (
+            ["--provenai-progress=loud"],
+            "*--provenai-progress: expected one of auto, live, plain, off*",
+        ),
+        (
+            ["--provenai-progress-every=0"],
+            "*--provenai-progress-every: expected a positive number*",
+        ),
+        # attribution: one line each
+        (
+            ["--provenai-repair-iterations=0"],
+            "ERROR: --provenai-repair-iterations: expected an integer >= 1*",
+        ),
+        (
+            ["--provenai-repair-iterations=4"],
+            "ERROR: --provenai-repair-iterations: at most 3 repair rounds*",
+        ),
+        (
+            ["--provenai-repair-iterations=x"],
+            "ERROR: --provenai-repair-iterations: expected an integer*",
+        ),
+        (
+            ["--provenai-verify-threshold=1.5"],
+            "ERROR: --provenai-verify-threshold: expected a number in [[]0, 1]*",
+        ),
+        (
+            ["--provenai-verify-threshold=high"],
+            "ERROR: --provenai-verify-threshold: expected a number*",
+        ),
+        (
+            ["--provenai-nli-model=nowhere"],
+            "ERROR: --provenai-nli-model: * is not a model folder**",
+        ),
+        (
+            ["--provenai-mcp-pipeline=not a spec"],
+            "ERROR: --provenai-mcp-pipeline: expected module:callable**",
+        ),
+        (
+            ["--provenai-verify-table=none.json"],
+            "ERROR: --provenai-verify-table: * does not exist**",
+        ),
     ],
 )
 def test_bad_options_are_usage_errors(

@@ -107,34 +107,3 @@ def test_report_is_written_at_the_end_of_the_run(
     assert sorted(c["case_id"] for c in data["cases"]) == ["case-alpha", "case-beta", "case-gamma"]
     assert data["run_id"] == results(root)["run"]["id"]
     result.stdout.fnmatch_lines(["*report: *out/report.html*"])
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--provenai-report=."], "*--provenai-report: * is a folder; give a file path*"),
-        (  # access() says yes there (root): the preflight creates a real file to know
-            ["--provenai-results=/proc/r.json"],
-            "*--provenai-results: cannot write in /proc (*); give a writable path",
-        ),
-        (
-            ["--provenai-report=results.json"],
-            "*--provenai-report: *results.json is also the results JSON*",
-        ),
-        (
-            ["--provenai-progress=loud"],
-            "*--provenai-progress: expected one of auto, live, plain, off*",
-        ),
-        (
-            ["--provenai-progress-every=0"],
-            "*--provenai-progress-every: expected a positive number*",
-        ),
-    ],
-)
-def test_bad_report_and_progress_options_are_usage_errors(
-    pytester: pytest.Pytester, args: list[str], message: str
-) -> None:
-    make_project(pytester)
-    result = run(pytester, *args)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([message])

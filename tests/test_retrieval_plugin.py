@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from project import RECORDS as PROJECT_RECORDS
 from project import freeze_records, run, use_scripted, write_ini
 
 pytest.importorskip("faiss")
@@ -17,30 +18,14 @@ pytest.importorskip("sentence_transformers")
 from pytest_provenai.retrieval.embed import Embedder
 from pytest_provenai.retrieval.index import LOOKUP_FILE, build_index
 
+# project.py's case-alpha and case-gamma; gamma gets a third, unrelated passage
+ALPHA, _BETA, GAMMA = PROJECT_RECORDS
 RECORDS = [
+    ALPHA,
     {
-        "_id": "case-alpha",
-        "question": "Which river flows through Alphaville?",
-        "answer": "Blue River",
-        "type": "bridge",
-        "level": "easy",
-        "supporting_facts": [["Alphaville", 0], ["Blue River", 1]],
+        **GAMMA,
         "context": [
-            ["Alphaville", ["Alphaville is a town.", " The Blue River flows through it."]],
-            ["Blue River", ["The Blue River is long.", " It is 300 km long."]],
-            ["Gamma", ["Gamma is unrelated.", " Nothing here."]],
-        ],
-    },
-    {
-        "_id": "case-gamma",
-        "question": "Who founded Zeta Corp?",
-        "answer": "Ada Zeta",
-        "type": "bridge",
-        "level": "hard",
-        "supporting_facts": [["Zeta Corp", 0]],
-        "context": [
-            ["Zeta Corp", ["Zeta Corp was founded by Ada Zeta.", " It makes tools."]],
-            ["Eta", ["Eta is a planet.", " It is cold."]],
+            *GAMMA["context"],
             ["Penguin", ["Penguins are flightless seabirds.", " They live in the south."]],
         ],
     },
