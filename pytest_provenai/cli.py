@@ -139,8 +139,9 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from pytest_provenai.report.compare import compare_lines, compare_runs
+    from pytest_provenai.report.compare import compare_runs
     from pytest_provenai.report.results import load_results
+    from pytest_provenai.report.summary import compare_lines
 
     target = (
         _html_target(args.report, flag="--report", sources=[args.base, args.new])

@@ -15,8 +15,9 @@ import pytest
 from pytest_provenai.audit.stats import paired_bootstrap_ci
 from pytest_provenai.cli import main
 from pytest_provenai.gates import GateSpec, evaluate
-from pytest_provenai.report.compare import compare_lines, compare_runs
+from pytest_provenai.report.compare import compare_runs
 from pytest_provenai.report.results import RunResults, build_results
+from pytest_provenai.report.summary import compare_lines
 
 TEST = "suites/test_fidelity.py::test_fidelity"
 INF = "suites/test_influence.py::test_influence"

@@ -20,7 +20,8 @@ said first), cases only in one run, and verdict flips (answers right → wrong a
 resources whose influence verdict changed, exposure treatments that started or stopped
 leaking the aid's value, quotation/derivation agreement, attribution answer verdicts, gates).
 
-Pure: works on two :class:`RunResults`; no pytest import.
+Pure: works on two :class:`RunResults`; no pytest import. Its terminal text is rendered in
+``report/summary.py`` (:func:`~pytest_provenai.report.summary.compare_lines`).
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ __all__ = [
     "Comparison",
     "MetricDiff",
     "Regression",
-    "compare_lines",
     "compare_runs",
+    "number_text",
 ]
 
 # Options whose difference changes what a metric measures.
@@ -468,7 +469,8 @@ def _regressions(c: Comparison, base: RunResults) -> list[Regression]:
                 "metric",
                 m.test,
                 m.metric,
-                f"metric {m.test} {m.metric}: {_f(m.base)} -> {_f(m.new)} {_f(m.diff, True)}, "
+                f"metric {m.test} {m.metric}: {number_text(m.base)} -> {number_text(m.new)} "
+                f"{number_text(m.diff, True)}, "
                 f"95% CI [{m.ci[0]:+.4f}, {m.ci[1]:+.4f}] on the worse side of 0",
             )
         )
@@ -563,97 +565,8 @@ def compare_runs(
     return c
 
 
-# -- text -------------------------------------------------------------------------------
-def _f(v: float | None, signed: bool = False) -> str:
+# -- numbers in text ---------------------------------------------------------------------
+def number_text(v: float | None, signed: bool = False) -> str:
     if v is None:
         return "n/a"
     return f"{v:+.4f}" if signed else f"{v:.4f}"
-
-
-def compare_lines(c: Comparison) -> list[str]:
-    """The comparison as terminal lines: differences in what was measured first, then the
-    paired metric differences, then cases only in one run and the flips, then one line per
-    regression and, last, :func:`regression_summary`."""
-    lines: list[str] = []
-    for d in c.differences:
-        lines.append(f"NOTE: {d}")
-    lines.append(
-        f"base {c.base_name} (run {c.base_run.get('id')}, git {c.base_run.get('git_revision')})"
-    )
-    lines.append(
-        f"new  {c.new_name} (run {c.new_run.get('id')}, git {c.new_run.get('git_revision')})"
-    )
-    current = None
-    for m in c.metrics:
-        if m.test != current:
-            current = m.test
-            lines.append(
-                f"{m.test}: {c.paired.get(m.test, 0)} paired cases  "
-                "(new - base, 95% paired bootstrap CI by case)"
-            )
-        if m.error:
-            lines.append(f"  {m.metric:<34} not compared: {m.error}")
-            continue
-        ci = f"[{m.ci[0]:+.4f}, {m.ci[1]:+.4f}]" if m.ci else ""
-        flag = "  REGRESSION" if m.regression else ("  improved" if m.improvement else "")
-        arrow = "↓" if m.direction == "lower" else " "
-        lines.append(
-            f"  {m.metric:<32}{arrow} {_f(m.base)} -> {_f(m.new)}  {_f(m.diff, True)} {ci}{flag}"
-        )
-    for test, ids in c.only_in_base.items():
-        why = (
-            f", sampled out by the new run ({c.sampled}; not regressions)"
-            if test in c.sampled_out
-            else ""
-        )
-        lines.append(
-            f"{test}: {len(ids)} case(s) only in base{why}: {', '.join(ids[:10])}"
-            + (" …" if len(ids) > 10 else "")
-        )
-    for test, ids in c.only_in_new.items():
-        lines.append(
-            f"{test}: {len(ids)} case(s) only in new: {', '.join(ids[:10])}"
-            + (" …" if len(ids) > 10 else "")
-        )
-    worse = [f for f in c.answer_flips if f["base"] and not f["new"]]
-    better = [f for f in c.answer_flips if not f["base"] and f["new"]]
-    lines.append(f"answers right -> wrong: {len(worse)}; wrong -> right: {len(better)}")
-    for f in worse:
-        change = f"{f['base_answer']!r} -> {f['new_answer']!r}"
-        lines.append(f"  right -> wrong {f['test']} {f['case_id']}: {change} (gold {f['gold']!r})")
-    for f in better:
-        change = f"{f['base_answer']!r} -> {f['new_answer']!r}"
-        lines.append(f"  wrong -> right {f['test']} {f['case_id']}: {change}")
-    lines.append(f"influence verdicts changed: {len(c.influence_flips)}")
-    for f in c.influence_flips:
-        lines.append(f"  {f['test']} {f['case_id']} {f['resource']}: {f['base']} -> {f['new']}")
-    started = [f for f in c.leak_flips if f["new"]]
-    stopped = [f for f in c.leak_flips if not f["new"]]
-    lines.append(f"treatments that started leaking: {len(started)}; stopped: {len(stopped)}")
-    for f in started:
-        lines.append(
-            f"  started {f['test']} {f['case_id']} {f['treatment']}: {', '.join(f['leaked'])}"
-        )
-    for f in stopped:
-        lines.append(f"  stopped {f['test']} {f['case_id']} {f['treatment']}")
-    for f in c.agreement_flips:
-        word = "now agrees" if f["new"] else "no longer agrees"
-        lines.append(f"{f['layer']} {f['test']} {f['case_id']}: {word}")
-    for f in c.attribution_flips:
-        where = f"{f['test']} {f['case_id']} answer {f['answer']}"
-        lines.append(f"attribution {where}: {f['base']} -> {f['new']}")
-    for g in c.gate_changes:
-        was = "absent" if g["base"] is None else ("PASS" if g["base"] else "FAIL")
-        lines.append(f"gate {g['test']} {g['gate']}: {was} -> {'PASS' if g['new'] else 'FAIL'}")
-    for r in c.regressions:
-        lines.append(f"REGRESSION {r.text}")
-    lines.append(regression_summary(c))
-    return lines
-
-
-def regression_summary(c: Comparison) -> str:
-    """The last line of the comparison: how many regressions, by kind."""
-    kinds = ", ".join(
-        f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in c.regression_counts().items()
-    )
-    return f"regressions: {len(c.regressions)} ({kinds})"
