@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -50,7 +51,7 @@ print(json.dumps({"load_s": load_s, "rows": rows, "peak_rss_mb": rss}))
 """
 
 
-def child(backend: str, n_cases: int, max_new: int, env: dict[str, str]) -> dict:
+def child(backend: str, n_cases: int, max_new: int, env: dict[str, str]) -> dict[str, Any]:
     out = subprocess.run(
         [PY, "-c", CHILD, backend, str(n_cases), str(max_new), str(ROOT)],
         capture_output=True,
@@ -58,7 +59,8 @@ def child(backend: str, n_cases: int, max_new: int, env: dict[str, str]) -> dict
         env=env,
         check=True,
     )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
 
 
 def pytest_wall(args: list[str], env: dict[str, str]) -> float:
@@ -122,15 +124,15 @@ def main() -> None:
         # "--opt=value": pytest reads a plugin option's separate value as a path when it
         # picks the rootdir, and an existing folder there would become the rootdir.
         base = ["--provenai-sample", str(a.suite_sample), f"--provenai-cache={cache}"]
-        cold = pytest_wall(base, env)
-        warm = pytest_wall(base, env)
+        cold_s = pytest_wall(base, env)
+        warm_s = pytest_wall(base, env)
     nocache = ["--provenai-sample", str(a.suite_sample), "--provenai-no-cache"]
     n0 = pytest_wall([*nocache, "-n", "0"], env)
     n2 = pytest_wall([*nocache, "-n", "2"], env)
     print("| run | wall s | ratio |")
     print("|---|---|---|")
-    print(f"| cold generation cache | {cold:.1f} | 1.00 |")
-    print(f"| warm rerun (zero model calls) | {warm:.1f} | {warm / cold:.2f} |")
+    print(f"| cold generation cache | {cold_s:.1f} | 1.00 |")
+    print(f"| warm rerun (zero model calls) | {warm_s:.1f} | {warm_s / cold_s:.2f} |")
     print(f"| -n 0, no cache | {n0:.1f} | 1.00 |")
     print(f"| -n 2, no cache | {n2:.1f} | {n2 / n0:.2f} |")
 

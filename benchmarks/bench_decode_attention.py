@@ -56,7 +56,7 @@ def read_bandwidth(torch: Any) -> float:
         start = time.perf_counter()
         float(data.sum())
         times.append(time.perf_counter() - start)
-    return data.numel() * data.element_size() / statistics.median(times)
+    return float(data.numel() * data.element_size() / statistics.median(times))
 
 
 def profile_split(torch: Any, run: Any) -> tuple[float, float]:
@@ -122,12 +122,12 @@ def main() -> None:
         mask[:, 700:710] = 0  # holes of rejected drafts
         ids = torch.randint(0, 1000, (rows, positions), generator=rng)
         pos = torch.arange(context, context + positions).expand(rows, positions)
-        ctx = {
+        contexts: dict[str, contextlib.AbstractContextManager[Any]] = {
             "own": contextlib.nullcontext(),
             "enable_gqa": enable_gqa(),
             "packed": packed_attention(model),
-        }[mode]
-        with torch.inference_mode(), ctx:
+        }
+        with torch.inference_mode(), contexts[mode]:
             start = time.perf_counter()
             out = model(
                 input_ids=ids,

@@ -42,11 +42,15 @@ def main() -> None:
     import torch
 
     from pytest_provenai.frozen.load import load_fixture_set
+    from pytest_provenai.frozen.model import Case
     from pytest_provenai.retrieval.embed import PASSAGE_TEMPLATE, Embedder
 
     cases = load_fixture_set(ROOT / "fixtures" / "hotpotqa-dev60").cases
     passages = [
-        PASSAGE_TEMPLATE.format(title=s.title, text=s.text) for c in cases for s in c.sources
+        PASSAGE_TEMPLATE.format(title=s.title, text=s.text)
+        for c in cases
+        if isinstance(c, Case)
+        for s in c.sources
     ][: args.passages]
     chars = statistics.mean(len(p) for p in passages)
 

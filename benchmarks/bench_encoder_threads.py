@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,7 +71,9 @@ def launch(
     )
 
 
-def run(processes: int, threads: int, policy: str | None, cases: int, tmp: Path) -> list[dict]:
+def run(
+    processes: int, threads: int, policy: str | None, cases: int, tmp: Path
+) -> list[dict[str, Any]]:
     outs = [tmp / f"p{i}-{processes}-{threads}-{policy}.pkl" for i in range(processes)]
     procs = [launch(i * cases, cases, threads, policy, out) for i, out in enumerate(outs)]
     for p in procs:

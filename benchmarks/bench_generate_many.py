@@ -47,7 +47,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from pytest_provenai.frozen.load import load_fixture_set
-    from pytest_provenai.frozen.model import GroundedCase
+    from pytest_provenai.frozen.model import Case, GroundedCase
     from pytest_provenai.subject.backends.lazy import LazyGenerator
     from pytest_provenai.subject.exposure import TREATMENTS, build_view
     from pytest_provenai.subject.prompt import build_prompt, make_resources
@@ -82,7 +82,11 @@ def main() -> None:
         for c in chosen:
             groups.append((c.id, [build_view(c, t, gen.render_chat).prompt for t in TREATMENTS]))
     else:
-        dev = load_fixture_set(ROOT / "fixtures" / "hotpotqa-dev60").cases[: args.cases]
+        dev = [
+            c
+            for c in load_fixture_set(ROOT / "fixtures" / "hotpotqa-dev60").cases[: args.cases]
+            if isinstance(c, Case)
+        ]
         prompts = [
             build_prompt(c.question, make_resources(c.sources), gen.render_chat).prompt for c in dev
         ]

@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -54,7 +55,7 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def make_data(n: int, n_queries: int, seed: int = 0) -> tuple[object, object]:
+def make_data(n: int, n_queries: int, seed: int = 0) -> tuple[Any, Any]:
     import numpy as np
 
     rng = np.random.default_rng(seed)

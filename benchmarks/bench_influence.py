@@ -85,6 +85,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from pytest_provenai.frozen.load import load_fixture_set
+    from pytest_provenai.frozen.model import Case
     from pytest_provenai.subject.ablation import _prompts
     from pytest_provenai.subject.subject import ModelSubject, make_subject
 
@@ -105,7 +106,8 @@ def main() -> None:
 
         cases = [c for c, _ in invented_cases()][args.start : args.start + args.cases]
     else:
-        cases = load_fixture_set(args.fixtures).cases[args.start : args.start + args.cases]
+        loaded = load_fixture_set(args.fixtures).cases[args.start : args.start + args.cases]
+        cases = [c for c in loaded if isinstance(c, Case)]
     # the profile of the exact path: time in divergent decoding (speculative re-alignment)
     # and in near-tie replays, timed around the backend's own methods; the rest of the exact
     # wall is the teacher-forced passes (the full prompt once, each ablated suffix)

@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from pytest_provenai import gates as gates_mod  # noqa: E402
 from pytest_provenai.frozen.load import load_fixture_set  # noqa: E402
+from pytest_provenai.frozen.model import Case  # noqa: E402
 from pytest_provenai.report.html import render_report, write_html  # noqa: E402
 from pytest_provenai.report.results import RunResults, build_results  # noqa: E402
 from pytest_provenai.subject.prompt import make_resources  # noqa: E402
@@ -77,9 +78,10 @@ def titles_by_case() -> dict[str, list[dict[str, str]]]:
     out = {}
     for name in ("hotpotqa-dev60", "hotpotqa-dev-first1"):
         for case in load_fixture_set(ROOT / "fixtures" / name).cases:
+            assert isinstance(case, Case)
             out[case.id] = [
                 {"id": r.id, "title": r.title, "sha256": r.sha256}
-                for r in make_resources(case.sources)  # type: ignore[attr-defined]
+                for r in make_resources(case.sources)
             ]
     return out
 

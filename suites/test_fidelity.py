@@ -5,13 +5,20 @@ is compared with its golden snapshot, so a model change shows which verdicts fli
 marker's gates hold the population means to floor values measured on the default model.
 """
 
+from typing import Any
+
 import pytest
 
-from pytest_provenai.api import fidelity_record
+from pytest_provenai.api import Case, RecordFn, Subject, fidelity_record
 
 
 @pytest.mark.fidelity(answer_accuracy=0.10, citation_recall_semantic=0.02, citation_free_rate=0.90)
-def test_fidelity(provenai_case, provenai_subject, provenai_record, provenai_snapshot):
+def test_fidelity(
+    provenai_case: Case,
+    provenai_subject: Subject,
+    provenai_record: RecordFn,
+    provenai_snapshot: Any,
+) -> None:
     trace = provenai_subject.answer(provenai_case)
     record = provenai_record(fidelity_record(provenai_case, trace), trace=trace)
     assert record == provenai_snapshot

@@ -10,9 +10,11 @@ shows which verdicts flipped after a model change. The gates fail closed: with
 ``--provenai-ablation off`` influence is not measured and ``influence_measured`` fails.
 """
 
+from typing import Any
+
 import pytest
 
-from pytest_provenai.api import fidelity_record
+from pytest_provenai.api import Case, InfluenceFn, RecordFn, Subject, fidelity_record
 
 
 # Floors/ceilings under what the default model measured on the 61 shipped cases: answers
@@ -23,8 +25,12 @@ from pytest_provenai.api import fidelity_record
     influence_measured=1.0, answer_sensitive_rate=0.6, kl_mean=0.03, uncited_influential=5.5
 )
 def test_influence(
-    provenai_case, provenai_subject, provenai_influence, provenai_record, provenai_snapshot
-):
+    provenai_case: Case,
+    provenai_subject: Subject,
+    provenai_influence: InfluenceFn,
+    provenai_record: RecordFn,
+    provenai_snapshot: Any,
+) -> None:
     trace = provenai_subject.answer(provenai_case)
     record = fidelity_record(provenai_case, trace)
     record["influence"] = provenai_influence(provenai_case, trace)

@@ -16,9 +16,16 @@ would require aid_value_leak_rate=0.0, aid_citation_rate=0.0 and correct_unknown
 which the 135M default model is far from. See docs/provenance.md.
 """
 
+from typing import Any
+
 import pytest
 
 from pytest_provenai.api import (
+    DerivationCase,
+    GroundedCase,
+    QuotationCase,
+    RecordFn,
+    Subject,
     derivation_record,
     exposure_record,
     quotation_record,
@@ -28,7 +35,9 @@ from pytest_provenai.api import (
 
 @pytest.mark.provenai_kind("quotation")
 @pytest.mark.provenance(quotation_agreement=1.0, false_quote_match_rate=0.0)
-def test_quotation(provenai_case, provenai_record, provenai_snapshot):
+def test_quotation(
+    provenai_case: QuotationCase, provenai_record: RecordFn, provenai_snapshot: Any
+) -> None:
     record = provenai_record(quotation_record(provenai_case))
     assert record == provenai_snapshot
     q = record["quotation"]
@@ -37,7 +46,9 @@ def test_quotation(provenai_case, provenai_record, provenai_snapshot):
 
 @pytest.mark.provenai_kind("derivation")
 @pytest.mark.provenance(derivation_agreement=1.0, unwarranted_accepted_rate=0.0)
-def test_derivation(provenai_case, provenai_record, provenai_snapshot):
+def test_derivation(
+    provenai_case: DerivationCase, provenai_record: RecordFn, provenai_snapshot: Any
+) -> None:
     record = provenai_record(derivation_record(provenai_case))
     assert record == provenai_snapshot
     d = record["derivation"]
@@ -53,7 +64,12 @@ def test_derivation(provenai_case, provenai_record, provenai_snapshot):
     aid_value_leak_rate=0.85,  # measured 0.718
     aid_citation_rate=0.70,  # measured 0.436
 )
-def test_no_answer(provenai_case, provenai_subject, provenai_record, provenai_snapshot):
+def test_no_answer(
+    provenai_case: GroundedCase,
+    provenai_subject: Subject,
+    provenai_record: RecordFn,
+    provenai_snapshot: Any,
+) -> None:
     runs = run_treatments(provenai_subject, provenai_case)
     record = exposure_record(provenai_case, runs, model=provenai_subject.identity.model_key())
     assert provenai_record(record) == provenai_snapshot
@@ -68,7 +84,12 @@ def test_no_answer(provenai_case, provenai_subject, provenai_record, provenai_sn
     aid_value_leak_rate=0.90,  # measured 0.769
     aid_citation_rate=0.70,  # measured 0.436
 )
-def test_exposure(provenai_case, provenai_subject, provenai_record, provenai_snapshot):
+def test_exposure(
+    provenai_case: GroundedCase,
+    provenai_subject: Subject,
+    provenai_record: RecordFn,
+    provenai_snapshot: Any,
+) -> None:
     runs = run_treatments(provenai_subject, provenai_case)
     record = exposure_record(provenai_case, runs, model=provenai_subject.identity.model_key())
     assert provenai_record(record) == provenai_snapshot
