@@ -272,6 +272,20 @@ def import_callable(spec: str, what: str) -> Callable[..., Any]:
     return obj  # type: ignore[no-any-return]
 
 
+def read_reply(out: object) -> tuple[str, list[str] | None] | None:
+    """A user pipeline's or agent's reply: ``(text, None)`` for a plain string (its
+    citations, if any, are in the text), ``(answer, citations)`` for ``{"answer": str,
+    "citations": [...]}`` (citations absent: none); None when it is neither (citations not a
+    list or tuple included). Shared by :class:`PipelineSubject` and the MCP agent driver."""
+    if isinstance(out, str):
+        return out, None
+    if isinstance(out, Mapping) and isinstance(out.get("answer"), str):
+        citations = out.get("citations", [])
+        if isinstance(citations, (list, tuple)):
+            return str(out["answer"]), [str(c) for c in citations]
+    return None
+
+
 class PipelineSubject:
     """Audits a user's own RAG generator; identity says ``pipeline``; no logits."""
 
@@ -312,32 +326,29 @@ class PipelineSubject:
         self.model_calls += 1
         seconds = time.perf_counter() - start
         ids = {r.id for r in res}
-        if isinstance(out, str):
-            parsed = parse_output(out, len(res), valid_ids=ids)
-            raw, answer = out, parsed.answer
+        reply = read_reply(out)
+        if reply is None:
+            raise BackendError(
+                f"--provenai-pipeline {self.spec!r} returned {type(out).__name__}: "
+                f"{PIPELINE_CONTRACT}"
+            )
+        text, citations = reply
+        if citations is None:  # a plain string: citations are tags in the text
+            parsed = parse_output(text, len(res), valid_ids=ids)
+            raw, answer = text, parsed.answer
             cited, invalid, repairs = (
                 list(parsed.cited_ids),
                 list(parsed.invalid_citations),
                 list(parsed.repairs),
             )
-        elif (
-            isinstance(out, Mapping)
-            and isinstance(out.get("answer"), str)
-            and isinstance(out.get("citations", []), (list, tuple))
-        ):
-            raw, answer, repairs = str(out["answer"]), str(out["answer"]), []
+        else:
+            raw, answer, repairs = text, text, []
             cited, invalid = [], []
-            for c in out.get("citations", []):
-                c = str(c)
+            for c in citations:
                 if c in ids and c not in cited:
                     cited.append(c)
                 elif c not in ids:
                     invalid.append(c)
-        else:
-            raise BackendError(
-                f"--provenai-pipeline {self.spec!r} returned {type(out).__name__}: "
-                f"{PIPELINE_CONTRACT}"
-            )
         return Trace(
             case_id=case.id,
             resources=res,

@@ -24,7 +24,7 @@ from typing import Any
 
 from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.model import Case
-from pytest_provenai.subject.subject import Subject, import_callable
+from pytest_provenai.subject.subject import Subject, import_callable, read_reply
 from pytest_provenai.subject.trace import Resource, Trace
 from pytest_provenai.toolserver.capture import ToolSession
 from pytest_provenai.toolserver.server import build_server
@@ -140,21 +140,18 @@ class MCPAnswerer:
     def _agent_answer(self, case: Case, session: ToolSession) -> MCPAnswer:
         assert self.agent is not None
         out = self.agent(case.question, session)
-        if isinstance(out, str):
-            text, cites = out, []
-        elif isinstance(out, Mapping) and isinstance(out.get("answer"), str):
-            raw = out.get("citations", [])
-            if not isinstance(raw, (list, tuple)):
-                raise AttributionError(
-                    f"--provenai-mcp-pipeline {self.agent_spec!r}: citations must be a list; "
-                    f"{AGENT_CONTRACT}"
-                )
-            text, cites = str(out["answer"]), [str(c) for c in raw]
-        else:
+        reply = read_reply(out)
+        if reply is None and isinstance(out, Mapping) and isinstance(out.get("answer"), str):
+            raise AttributionError(
+                f"--provenai-mcp-pipeline {self.agent_spec!r}: citations must be a list; "
+                f"{AGENT_CONTRACT}"
+            )
+        if reply is None:
             raise AttributionError(
                 f"--provenai-mcp-pipeline {self.agent_spec!r} returned {type(out).__name__}: "
                 f"{AGENT_CONTRACT}"
             )
+        text, cites = reply[0], reply[1] or []
         # the agent saw exactly what its calls returned
         seen = [(o.source or c.tool, o.sha256) for c in session.calls for o in c.outputs]
         return MCPAnswer(
