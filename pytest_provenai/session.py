@@ -34,7 +34,7 @@ from pytest_provenai.layers import attribution_runtime, measure_influence
 from pytest_provenai.options import Settings, worker_device
 from pytest_provenai.plan import Plan
 from pytest_provenai.progress import LiveStatus
-from pytest_provenai.report.results import RunResults, build_results
+from pytest_provenai.report.results import RunResults, build_results, order_records
 from pytest_provenai.selection import CaseParam, CaseSelection
 from pytest_provenai.subject.subject import Subject
 from pytest_provenai.subject.trace import Trace
@@ -269,9 +269,7 @@ class ProvenaiSession:
             records[test].extend(recs)
         for test, holes in got.placeholders(self.plan).items():
             records[test].extend(holes)
-        ordered = {
-            t: sorted(r, key=lambda x: str(x.get("case_id"))) for t, r in sorted(records.items())
-        }
+        ordered = order_records(records)
         gate_results = [
             gates_mod.evaluate(spec, ordered.get(spec.test, []), seed=self.settings.seed)
             for _, spec in sorted(self.plan.gates.items())

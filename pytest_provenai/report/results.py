@@ -126,6 +126,16 @@ def summarise_test(test: str, records: Sequence[Mapping[str, Any]], *, seed: int
     return out
 
 
+def order_records(
+    records: Mapping[str, Sequence[dict[str, Any]]],
+) -> dict[str, list[dict[str, Any]]]:
+    """The one order of a run's records: tests by node id, each test's records by case id
+    (the order gates resample and the results JSON keeps, whatever the worker layout)."""
+    return {
+        t: sorted(recs, key=lambda r: str(r.get("case_id"))) for t, recs in sorted(records.items())
+    }
+
+
 def build_results(
     *,
     run: dict[str, Any],
@@ -142,11 +152,9 @@ def build_results(
     seed: int,
     traces: Mapping[str, dict[str, Any]] | None = None,
 ) -> RunResults:
-    """The run's results; records are sorted by case id so every worker layout gives the
-    same document."""
-    ordered = {
-        t: sorted(recs, key=lambda r: str(r.get("case_id"))) for t, recs in sorted(records.items())
-    }
+    """The run's results; records are in :func:`order_records` order so every worker
+    layout gives the same document."""
+    ordered = order_records(records)
     return RunResults(
         run=run,
         models=dict(sorted(models.items())),
