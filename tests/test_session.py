@@ -111,6 +111,10 @@ def test_results_round_trip_through_json_and_render_the_same_summary(tmp_path: P
     s.write_results(results)
     again = load_results(tmp_path / "results.json")
     assert summary_lines(again) == summary_lines(results)
+    # the whole document, not only what the summary shows, survives to_json -> load
+    assert json.dumps(again.to_json(), sort_keys=True) == json.dumps(
+        results.to_json(), sort_keys=True
+    )
     lines = summary_lines(results, results_path=tmp_path / "results.json")
     assert f"{TEST}: n=2  (mean, 95% bootstrap CI by case)" in lines
     assert any(line.startswith("  PASS t.py::test_fid fidelity.answer_accuracy") for line in lines)
