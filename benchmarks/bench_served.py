@@ -54,7 +54,6 @@ def main() -> None:
     import numpy as np
     from served import MODEL_ALIAS, llama_server
 
-    from pytest_provenai.audit.influence import kl_rows
     from pytest_provenai.frozen.load import load_fixture_set
     from pytest_provenai.subject.ablation import _prompts
     from pytest_provenai.subject.backends.base import Decoding
@@ -63,6 +62,7 @@ def main() -> None:
         load_served,
         truncate_rows,
     )
+    from pytest_provenai.subject.kl import kl_rows
     from pytest_provenai.subject.prompt import build_prompt, make_resources
     from pytest_provenai.subject.subject import ModelSubject, make_subject
 
