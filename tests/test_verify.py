@@ -162,18 +162,20 @@ def test_probe_pairs_need_two_distinct_subjects() -> None:
     """Two gold paragraphs that share a value make a probe, unless their titles differ only
     by a parenthesised qualifier ("1920 (film)" / "1920 (film series)"): then each nearly
     states the other's facts and no verifier can tell which one a claim came from."""
-    from pytest_provenai.verify.sets import _bare_title, _shared_values, case_from_record
+    from pytest_provenai.verify.claims import bare_title
+    from pytest_provenai.verify.probes import shared_values
+    from pytest_provenai.verify.sets import case_from_record
 
-    distinct = _shared_values(case_from_record(_record(("Alpha (film)", "Beta Studios"))))
+    distinct = shared_values(case_from_record(_record(("Alpha (film)", "Beta Studios"))))
     assert {v for v, *_ in distinct} == {"1920", "American"}
     same = case_from_record(_record(("1920 (film)", "1920 (film series)")))
-    assert _shared_values(same) == []
+    assert shared_values(same) == []
     probes = sorted((REPO / "fixtures" / "hotpotqa-conflation-probes" / "cases").glob("*.json"))
     assert len(probes) == 50
     for path in probes:  # the shipped probes hold none of those pairs
         doc = json.loads(path.read_text(encoding="utf-8"))
         titles = {
-            out["source"]: _bare_title(out["text"].split("\n", 1)[0]).casefold()
+            out["source"]: bare_title(out["text"].split("\n", 1)[0]).casefold()
             for call in doc["calls"]
             for out in call.get("outputs", [])
             if out.get("source")

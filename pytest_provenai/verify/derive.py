@@ -35,7 +35,8 @@ from pytest_provenai.attribution.pipeline import Encoder, FeatureSource, prepare
 from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.kind_attribution import build_trace_case
 from pytest_provenai.frozen.traces import TraceCase, collect_evidence
-from pytest_provenai.verify.sets import DERIVATION_VERSION, RecordPool, build_trace
+from pytest_provenai.verify.sets import RecordPool
+from pytest_provenai.verify.traces import DERIVATION_VERSION, build_trace
 
 __all__ = [
     "COLUMNS",

@@ -17,7 +17,9 @@ from typing import Any
 
 from pytest_provenai.frozen.model import FixtureSet
 from pytest_provenai.frozen.write import write_provenance_set
-from pytest_provenai.verify.sets import DERIVATION_VERSION, RecordPool, build_probe, build_trace
+from pytest_provenai.verify.probes import build_probe
+from pytest_provenai.verify.sets import RecordPool
+from pytest_provenai.verify.traces import DERIVATION_VERSION, build_trace
 
 __all__ = ["HOTPOTQA_LICENCE", "write_claims_test", "write_probes"]
 
