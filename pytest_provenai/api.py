@@ -12,7 +12,7 @@ from pytest_provenai.audit.fidelity import fidelity_record
 from pytest_provenai.audit.metrics import Metric
 from pytest_provenai.audit.provenance import exposure_record
 from pytest_provenai.audit.quotation import quotation_record
-from pytest_provenai.fixture_types import InfluenceFn, RecordFn
+from pytest_provenai.fixture_types import AttributionFn, InfluenceFn, RecordFn
 from pytest_provenai.frozen.load import load_fixture_set
 from pytest_provenai.frozen.model import (
     AnyCase,
@@ -33,6 +33,7 @@ __all__ = [
     "METRICS",
     "TREATMENTS",
     "AnyCase",
+    "AttributionFn",
     "Case",
     "DerivationCase",
     "ExposureRun",

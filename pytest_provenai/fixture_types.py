@@ -1,5 +1,6 @@
 """The types of the callables the plugin's fixtures hand a test (``provenai_record``,
-``provenai_influence``), so a suite can annotate them without importing the plugin.
+``provenai_influence``, ``provenai_attribution``/``provenai_mcp``), so a suite can annotate
+them without importing the plugin.
 
 Pure Python, no pytest import.
 """
@@ -8,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from pytest_provenai.frozen.model import AnyCase
 from pytest_provenai.subject.trace import Trace
 
-__all__ = ["InfluenceFn", "RecordFn"]
+__all__ = ["AttributionFn", "InfluenceFn", "RecordFn"]
 
 
 class RecordFn(Protocol):
@@ -26,3 +28,10 @@ class InfluenceFn(Protocol):
     record's influence layer measured by leave-one-resource-out ablation."""
 
     def __call__(self, case: Any, trace: Any) -> dict[str, Any]: ...
+
+
+class AttributionFn(Protocol):
+    """``attribution(case) -> record``: what ``provenai_attribution`` and ``provenai_mcp``
+    give a test, the case's answers verified, repaired and recorded."""
+
+    def __call__(self, case: AnyCase) -> dict[str, Any]: ...

@@ -22,7 +22,11 @@ graphs, no gold access. The conflation label on every HotpotQA probe was strict 
 under the values the shipped verifier measured, noted beside each.
 """
 
+from typing import Any
+
 import pytest
+
+from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 
 # Gates of the hand-written test domains: regression floors just under the issue-23
 # verifier's measurement (docs/attribution.md), not the issue's targets.
@@ -44,8 +48,11 @@ HANDWRITTEN_CONTROLS = 0.3  # measured 4/10; target 0.95
     repair_pass_rate=0.95,  # measured 1.0
 )
 def test_synthetic_traces(
-    provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
-):
+    provenai_case: AnyCase,
+    provenai_attribution: AttributionFn,
+    provenai_record: RecordFn,
+    provenai_attribution_snapshot: Any,
+) -> None:
     record = provenai_record(provenai_attribution(provenai_case))
     assert record == provenai_attribution_snapshot
 
@@ -61,8 +68,11 @@ def test_synthetic_traces(
     repair_pass_rate=0.95,  # measured 1.0
 )
 def test_hotpotqa_claims(
-    provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
-):
+    provenai_case: AnyCase,
+    provenai_attribution: AttributionFn,
+    provenai_record: RecordFn,
+    provenai_attribution_snapshot: Any,
+) -> None:
     record = provenai_record(provenai_attribution(provenai_case))
     assert record == provenai_attribution_snapshot
 
@@ -81,8 +91,11 @@ def test_hotpotqa_claims(
     control_allow_rate=0.9,  # measured 46/50 (issue 23; was 50/50)
 )
 def test_conflation_probes(
-    provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
-):
+    provenai_case: AnyCase,
+    provenai_attribution: AttributionFn,
+    provenai_record: RecordFn,
+    provenai_attribution_snapshot: Any,
+) -> None:
     record = provenai_record(provenai_attribution(provenai_case))
     assert record == provenai_attribution_snapshot
 
@@ -100,8 +113,11 @@ def test_conflation_probes(
     repair_pass_rate=HANDWRITTEN_REPAIR,
 )
 def test_handwritten_claims(
-    provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
-):
+    provenai_case: AnyCase,
+    provenai_attribution: AttributionFn,
+    provenai_record: RecordFn,
+    provenai_attribution_snapshot: Any,
+) -> None:
     record = provenai_record(provenai_attribution(provenai_case))
     assert record == provenai_attribution_snapshot
 
@@ -116,13 +132,21 @@ def test_handwritten_claims(
     control_allow_rate=HANDWRITTEN_CONTROLS,
 )
 def test_handwritten_probes(
-    provenai_case, provenai_attribution, provenai_record, provenai_attribution_snapshot
-):
+    provenai_case: AnyCase,
+    provenai_attribution: AttributionFn,
+    provenai_record: RecordFn,
+    provenai_attribution_snapshot: Any,
+) -> None:
     record = provenai_record(provenai_attribution(provenai_case))
     assert record == provenai_attribution_snapshot
 
 
 @pytest.mark.attribution(trace_graph_complete=1.0, gold_access_rate=0.0, repair_pass_rate=0.95)
-def test_mcp_sessions(provenai_case, provenai_mcp, provenai_record, provenai_snapshot):
+def test_mcp_sessions(
+    provenai_case: AnyCase,
+    provenai_mcp: AttributionFn,
+    provenai_record: RecordFn,
+    provenai_snapshot: Any,
+) -> None:
     record = provenai_record(provenai_mcp(provenai_case))
     assert record == provenai_snapshot
