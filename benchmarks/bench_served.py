@@ -55,6 +55,7 @@ def main() -> None:
     from served import MODEL_ALIAS, llama_server
 
     from pytest_provenai.frozen.load import load_fixture_set
+    from pytest_provenai.frozen.model import Case
     from pytest_provenai.subject.ablation import _prompts
     from pytest_provenai.subject.backends.base import Decoding
     from pytest_provenai.subject.backends.served import (
@@ -66,7 +67,8 @@ def main() -> None:
     from pytest_provenai.subject.prompt import build_prompt, make_resources
     from pytest_provenai.subject.subject import ModelSubject, make_subject
 
-    cases = load_fixture_set(ROOT / "fixtures" / "hotpotqa-dev60").cases[: args.cases]
+    loaded = load_fixture_set(ROOT / "fixtures" / "hotpotqa-dev60").cases[: args.cases]
+    cases = [c for c in loaded if isinstance(c, Case)]  # a HotpotQA set: every case is one
     local = make_subject(
         backend="transformers",
         model=None,
