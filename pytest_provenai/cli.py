@@ -11,6 +11,8 @@ stderr and exits 2, without a traceback; usage errors exit 2 the argparse way.
     provenai index search DIR QUESTION [-k 10] / provenai index verify DIR
     provenai report RESULTS.json [--out report.html]
     provenai compare BASE.json NEW.json [--fail-on-regression] [--report compare.html]
+    provenai merge SHARD.json... --out results.json [--report report.html]
+                                 [--junitxml gates.xml] [--allow-missing]
     provenai cache info | prune --older-than DAYS | clear   [--cache DIR]
     provenai mcp serve|replay ...               (see pytest_provenai/toolserver/cli.py)
     provenai verify derive|sets|fit ...         (see pytest_provenai/verify/cli.py)
@@ -203,6 +205,76 @@ def _add_report(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     compare.set_defaults(handler=_compare)
 
 
+def _merge(args: argparse.Namespace) -> int:
+    from pytest_provenai._io import atomic_write_json, atomic_write_text
+    from pytest_provenai.report.merge import gates_junit_xml, merge_shards
+    from pytest_provenai.report.summary import summary_lines
+
+    shards = [str(s) for s in args.shards]
+    out = Path(args.out)
+    if out.is_dir():
+        raise ProvenaiError(f"--out {out}: is a folder; give a file path such as results.json")
+    if any(out.exists() and Path(s).exists() and out.samefile(s) for s in shards):
+        raise ProvenaiError(f"--out {out}: is one of the shards' results; give another path")
+    report = _html_target(args.report, flag="--report", sources=shards) if args.report else None
+    junit = (
+        _html_target(args.junitxml, flag="--junitxml", sources=shards) if args.junitxml else None
+    )
+    started = time.perf_counter()
+    merged = merge_shards([Path(s) for s in shards], allow_missing=args.allow_missing)
+    results = merged.results
+    atomic_write_json(out, results.to_json())  # nothing is written before every check passed
+    if report is not None:
+        from pytest_provenai.report.html import render_report, write_html
+
+        write_html(report, render_report(results))
+    if junit is not None:
+        atomic_write_text(junit, gates_junit_xml(results))
+    n = sum(len(r) for r in results.records.values())
+    print(
+        f"merged {len(shards)} shard(s), {n} case records, in {time.perf_counter() - started:.2f} s"
+    )
+    if merged.missing:
+        print(
+            f"not audited (shards missing; their gates fail closed): {len(merged.missing)} case(s)"
+        )
+    for line in summary_lines(results, results_path=out):
+        print(line)
+    if report is not None:
+        print(f"report: {report}")
+    if junit is not None:
+        print(f"junitxml: {junit}")
+    if merged.golden_unused:
+        n_unused = len(merged.golden_unused)
+        print(f"{n_unused} golden file(s) unused: the case is in no configured fixture set")
+        for path in merged.golden_unused:
+            print(f"Unused {path}")
+    return EXIT_REGRESSION if results.failed_gates or merged.golden_unused else EXIT_OK
+
+
+def _add_merge(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    merge = commands.add_parser(
+        "merge",
+        help="join the results of a sharded run (--provenai-shard K/N) and judge its gates",
+        description="Join the results JSON of every shard of one run (--provenai-shard K/N) "
+        "into one results JSON, judging every gate on the whole population exactly as one "
+        "run of the same cases would. The shards must come from one run (same model, "
+        "options and fixture sets) and cover every case once. Exit 0 when every gate passes, "
+        "1 when one fails (or golden files are unused), 2 on bad input (nothing written).",
+    )
+    merge.add_argument("shards", nargs="+", metavar="SHARD.json", help="each shard's results")
+    merge.add_argument("--out", required=True, metavar="PATH", help="merged results JSON")
+    merge.add_argument("--report", metavar="PATH", help="also write the HTML report")
+    merge.add_argument("--junitxml", metavar="PATH", help="also write the gates as JUnit XML")
+    merge.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="merge even when shards are missing: their cases get no record and every gate "
+        "over them fails closed, as a single run's crashed worker's do",
+    )
+    merge.set_defaults(handler=_merge)
+
+
 # --------------------------------------------------------------------------- cache
 
 
@@ -263,6 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_index(commands)
     _add_report(commands)
+    _add_merge(commands)
     _add_cache(commands)
     # the attribution layer: no mcp / scikit-learn / torch import here
     from pytest_provenai.toolserver.cli import add_mcp

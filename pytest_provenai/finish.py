@@ -11,21 +11,25 @@ its :class:`~pytest_provenai.transport.WorkerPayload`. :func:`write_summary` wri
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from pytest_provenai.progress import new_line, stop_progress
 from pytest_provenai.report.results import RunResults
 from pytest_provenai.session import ProvenaiSession
+from pytest_provenai.snapshot import GoldenBook
 from pytest_provenai.transport import GATE_ATTR, WORKEROUTPUT_KEY
 
 __all__ = ["finish_run", "gate_reports", "write_summary"]
 
 
-def finish_run(session: pytest.Session, state: ProvenaiSession) -> RunResults | None:
+def finish_run(
+    session: pytest.Session, state: ProvenaiSession, book: GoldenBook
+) -> RunResults | None:
     """The run's results on the controller (or the only process; module docstring), None on
-    a worker or under ``--collect-only`` (nothing ran: nothing to judge or write)."""
+    a worker or under ``--collect-only`` (nothing ran: nothing to judge or write). A shard's
+    results name the golden files ``book`` found unused, for ``provenai merge``."""
     config = session.config
     if hasattr(config, "workerinput"):
         config.workeroutput[WORKEROUTPUT_KEY] = state.worker_payload()  # type: ignore[attr-defined]
@@ -33,7 +37,8 @@ def finish_run(session: pytest.Session, state: ProvenaiSession) -> RunResults | 
     stop_progress(config)
     if config.option.collectonly:
         return None
-    results = state.finish()
+    unused = book.unused_files(session) if state.settings.shard is not None else None
+    results = state.finish(unused)
     state.write_results(results)
     if state.settings.report is not None and state.audited():
         from pytest_provenai.report.html import render_report, write_html
@@ -55,22 +60,23 @@ def finish_run(session: pytest.Session, state: ProvenaiSession) -> RunResults | 
 def gate_reports(results: RunResults) -> list[pytest.TestReport]:
     """Each gate as the three reports of a test item ``<test>::gate[<marker>.<metric>]``:
     setup and teardown passed, the call passed or failed with the gate's line (metric,
-    value, CI, bound, n, reason) as its failure message. What pytest's terminal summary and
+    value, CI, bound, n, reason) as its failure message — or, for a shard's provisional
+    gate, skipped with its line as the reason. What pytest's terminal summary and
     ``--junitxml`` show; the gate's verdict itself is computed once, in ``session.finish``."""
     out: list[pytest.TestReport] = []
     for g in results.gates:
         nodeid = f"{g.spec.test}::gate[{g.spec.marker}.{g.spec.metric}]"
-        location = (g.spec.test.split("::", 1)[0], None, f"gate {g.spec.marker}.{g.spec.metric}")
+        path = g.spec.test.split("::", 1)[0]
+        location = (path, None, f"gate {g.spec.marker}.{g.spec.metric}")
         for when in ("setup", "call", "teardown"):
-            failed = when == "call" and not g.passed
-            report = pytest.TestReport(
-                nodeid,
-                location,
-                {},
-                "failed" if failed else "passed",
-                g.line() if failed else None,
-                when,
-            )
+            outcome: Literal["passed", "failed", "skipped"] = "passed"
+            longrepr: Any = None
+            if when == "call" and g.provisional:
+                outcome = "skipped"
+                longrepr = (path, 0, f"{g.line()} — judged by provenai merge")
+            elif when == "call" and not g.passed:
+                outcome, longrepr = "failed", g.line()
+            report = pytest.TestReport(nodeid, location, {}, outcome, longrepr, when)
             setattr(report, GATE_ATTR, True)
             out.append(report)
     return out

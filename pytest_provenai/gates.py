@@ -51,6 +51,9 @@ class GateResult:
     missing: int
     reason: str
     higher_is_better: bool
+    # a shard's gate (--provenai-shard): computed over the shard's cases only, not judged;
+    # `provenai merge` judges it on the whole population
+    provisional: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -62,13 +65,14 @@ class GateResult:
             "missing": self.missing,
             "reason": self.reason,
             "comparison": ">=" if self.higher_is_better else "<=",
+            **({"provisional": True} if self.provisional else {}),
         }
 
     def line(self) -> str:
         op = ">=" if self.higher_is_better else "<="
         value = "n/a" if self.value is None else f"{self.value:.4f}"
         ci = "" if self.ci is None else f" (95% CI {self.ci[0]:.4f}–{self.ci[1]:.4f})"
-        status = "PASS" if self.passed else "FAIL"
+        status = "PROVISIONAL" if self.provisional else "PASS" if self.passed else "FAIL"
         extra = f" — {self.reason}" if self.reason else ""
         return (
             f"{status} {self.spec.test} {self.spec.marker}.{self.spec.metric} = {value}{ci}, "

@@ -24,6 +24,7 @@ from pytest_provenai import cache_layout
 from pytest_provenai.audit.influence import DEFAULT_THETA_FLOOR
 from pytest_provenai.audit.stats import DEFAULT_SEED
 from pytest_provenai.errors import ConfigError
+from pytest_provenai.sharding import ShardSpec
 from pytest_provenai.subject.ablation import MODES as ABLATION_MODES
 from pytest_provenai.subject.backends.base import Decoding
 from pytest_provenai.subject.backends.http import DEFAULT_TIMEOUT as DEFAULT_REQUEST_TIMEOUT
@@ -59,6 +60,7 @@ TIMEOUT = "provenai_timeout"
 REPORT = "provenai_report"
 PROGRESS = "provenai_progress"
 PROGRESS_EVERY = "provenai_progress_every"
+SHARD = "provenai_shard"
 
 OPTIONS: tuple[tuple[str, str, str], ...] = (
     (
@@ -121,6 +123,13 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
         "-q -q silences it)",
     ),
     (PROGRESS_EVERY, "string", "seconds between plain progress lines (default: 30)"),
+    (
+        SHARD,
+        "string",
+        "audit only shard K of N (e.g. 2/3): the cases whose key (fixture set/case id) hashes "
+        "to K, every suite of a case in one shard, after --provenai-sample and -k; the "
+        "results JSON is partial (gates provisional) until 'provenai merge' joins the shards",
+    ),
 )
 
 # -- the attribution layer (claim-level source verification, MCP traces) --------------------
@@ -284,6 +293,8 @@ class Settings:
     progress_every: float = DEFAULT_PROGRESS_EVERY
     served: ServedSettings | None = None  # --provenai-backend openai
     attribution: AttributionSettings = field(default_factory=AttributionSettings)
+    shard: ShardSpec | None = None  # --provenai-shard K/N; never in for_results (a shard's
+    # results carry it in their "shard" section, and a merged run has none)
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_results(self) -> dict[str, Any]:
@@ -447,6 +458,8 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
                 f"{flag(REPORT)}: {report} is also the results JSON; give another path"
             )
     progress = _choice(PROGRESS, get(PROGRESS), PROGRESS_MODES, "auto")
+    shard_raw = get(SHARD)
+    shard = None if shard_raw in (None, "") else ShardSpec.parse(shard_raw, flag(SHARD))
     progress_every = _seconds(PROGRESS_EVERY, get(PROGRESS_EVERY), DEFAULT_PROGRESS_EVERY)
 
     return Settings(
@@ -473,6 +486,7 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         progress_every=progress_every if progress_every is not None else DEFAULT_PROGRESS_EVERY,
         served=parse_served(get, backend),
         attribution=parse_attribution(get, path, cache),
+        shard=shard,
     )
 
 

@@ -6,6 +6,11 @@ test (after ``-k``/``--deselect``), plus every selected case item (the progress 
 total) and the fixture sets that failed to load. A gated test whose parametrisation came out
 empty still registers its gates: they fail closed on no records. Every xdist worker collects
 the same items, so merging the workers' plans on the controller is idempotent.
+
+Under ``--provenai-shard K/N`` (:func:`shard_items`) the items of other shards are
+deselected after ``-k``/``--deselect``, and the plan also keeps ``whole``: the plan of every
+item before that deselection, which the shard's results carry so ``provenai merge`` judges
+each gate on the union exactly as one run would.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ import pytest
 from pytest_provenai import gates as gates_mod
 from pytest_provenai.errors import ProvenaiError
 from pytest_provenai.selection import case_param, function_of
+from pytest_provenai.sharding import ShardSpec, case_key, shard_of
 
-__all__ = ["Plan", "plan_collection"]
+__all__ = ["Plan", "plan_collection", "shard_items"]
 
 
 @dataclass
@@ -32,6 +38,8 @@ class Plan:
     expected: dict[str, tuple[str, str]] = field(default_factory=dict)
     fixture_errors: list[str] = field(default_factory=list)
     cases: set[str] = field(default_factory=set)  # every selected case item (progress total)
+    keys: dict[str, str] = field(default_factory=dict)  # case name -> case key (set/id)
+    whole: Plan | None = None  # under --provenai-shard: the plan before the shard's deselection
 
     def add_gates(self, specs: Iterable[gates_mod.GateSpec]) -> None:
         for s in specs:
@@ -48,6 +56,8 @@ class Plan:
             "expected": {n: list(v) for n, v in self.expected.items()},
             "fixture_errors": self.fixture_errors,
             "cases": sorted(self.cases),
+            "keys": self.keys,
+            **({"whole": self.whole.as_dict()} if self.whole is not None else {}),
         }
 
     @classmethod
@@ -63,6 +73,11 @@ class Plan:
             self.expected[nodeid] = (str(test), str(case_id))
         self.add_errors(data["fixture_errors"])
         self.cases.update(str(n) for n in data.get("cases", []))
+        self.keys.update({str(k): str(v) for k, v in data.get("keys", {}).items()})
+        if "whole" in data:
+            if self.whole is None:
+                self.whole = Plan()
+            self.whole.merge(data["whole"])
 
     def update(self, other: Plan) -> None:
         """Merge another plan (a worker's, already read: see :meth:`merge`)."""
@@ -70,6 +85,11 @@ class Plan:
         self.expected.update(other.expected)
         self.add_errors(other.fixture_errors)
         self.cases.update(other.cases)
+        self.keys.update(other.keys)
+        if other.whole is not None:
+            if self.whole is None:
+                self.whole = Plan()
+            self.whole.update(other.whole)
 
     def plan_item(
         self, nodeid: str, test: str, case_id: str | None, specs: list[gates_mod.GateSpec]
@@ -104,6 +124,8 @@ def plan_collection(plan: Plan, items: Sequence[pytest.Item]) -> None:
         param = case_param(item)
         if param is not None:
             plan.cases.add(item.nodeid)
+            if param.case is not None:
+                plan.keys[param.id] = case_key(param.case.fixture_set, param.case.id)
         specs = _gate_specs(item)
         if specs:
             plan.plan_item(
@@ -112,3 +134,33 @@ def plan_collection(plan: Plan, items: Sequence[pytest.Item]) -> None:
                 param.id if param is not None else None,
                 specs,
             )
+
+
+def item_shard(item: pytest.Item, count: int) -> int:
+    """The shard of ``item``: its case's (every suite of a case in one shard); an item
+    without a case (a plain test, a fixture set's error entry) by its node id."""
+    param = case_param(item)
+    if param is not None and param.case is not None:
+        return shard_of(case_key(param.case.fixture_set, param.case.id), count)
+    return shard_of(item.nodeid, count)
+
+
+def shard_items(
+    config: pytest.Config, items: list[pytest.Item], plan: Plan, spec: ShardSpec | None
+) -> None:
+    """Keep only shard ``spec``'s items (called after every other
+    ``pytest_collection_modifyitems``, so after ``-k``/``--deselect``), deselecting the
+    others the way ``-k`` does; ``plan.whole`` becomes the plan of every item before
+    (module docstring)."""
+    if spec is None:
+        return
+    whole = Plan()
+    plan_collection(whole, items)
+    plan.whole = whole
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        (keep if item_shard(item, spec.count) == spec.index else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

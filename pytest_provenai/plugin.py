@@ -33,7 +33,7 @@ from pytest_provenai.errors import FixtureSetError, ProvenaiError
 from pytest_provenai.finish import finish_run, write_summary
 from pytest_provenai.fixture_types import InfluenceFn, RecordFn
 from pytest_provenai.frozen.model import AnyCase
-from pytest_provenai.plan import plan_collection
+from pytest_provenai.plan import plan_collection, shard_items
 from pytest_provenai.report.results import RunResults
 from pytest_provenai.selection import CaseParam, case_param, function_of
 from pytest_provenai.session import ProvenaiSession
@@ -104,9 +104,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         selection.parametrize(metafunc, state.params_for, configured=bool(state.settings.fixtures))
 
 
-@pytest.hookimpl(tryfirst=True)  # xdist's worker reads the group marks in this same hook
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(hookwrapper=True)  # around every other impl: before xdist's, after -k's
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Any:
     selection.group_by_case(config, items)  # --dist loadgroup: a case's tests on one worker
+    yield  # xdist's worker reads the group marks; -k and --deselect deselect
+    shard_items(config, items, _session(config).plan, _session(config).settings.shard)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -143,8 +145,8 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before junitxml writes its file and the terminal summary
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    state = session.config.stash.get(SESSION_KEY, None)
-    if state is not None and (results := finish_run(session, state)) is not None:
+    state, book = session.config.stash.get(SESSION_KEY, None), session.config.stash[GOLDEN_KEY]
+    if state is not None and (results := finish_run(session, state, book)) is not None:
         session.config.stash[RESULTS_KEY] = results
 
 

@@ -197,6 +197,17 @@ class CaseSelection:
         names = frozenset(case_names(sets).values())
         return names, tuple(s.folder.name for s in sets if s.error is not None)
 
+    def set_digests(self) -> dict[str, str]:
+        """Each loaded set of the run: its name -> the sha256 of its manifest (which pins
+        every case file), what a shard's fingerprint compares."""
+        from pytest_provenai._io import sha256_file
+
+        return {
+            s.cases[0].fixture_set: sha256_file(s.folder / "manifest.json")
+            for s in self.configured_sets()
+            if s.in_run and s.cases
+        }
+
     def hotpot_cases(self) -> list[Case]:
         """Every HotpotQA case of the run's sets, sampled or not (what the MCP tools serve)."""
         sets = [s for s in self.configured_sets() if s.in_run]

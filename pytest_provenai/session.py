@@ -22,7 +22,7 @@ import subprocess
 import time
 import uuid
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,7 @@ from pytest_provenai.plan import Plan
 from pytest_provenai.progress import LiveStatus
 from pytest_provenai.report.results import RunResults, build_results, order_records
 from pytest_provenai.selection import CaseParam, CaseSelection
+from pytest_provenai.sharding import ShardSection, fingerprint
 from pytest_provenai.subject.subject import Subject
 from pytest_provenai.subject.trace import Trace
 from pytest_provenai.transport import Outbox, Received, ReportPayload, WorkerPayload
@@ -261,8 +262,11 @@ class ProvenaiSession:
         self.received.model_loads.update(worker.loads)
 
     # -- end of session --------------------------------------------------------------------
-    def finish(self) -> RunResults:
-        """Evaluate the gates over every planned case and build the run's results (once)."""
+    def finish(self, golden_unused: list[str] | None = None) -> RunResults:
+        """Evaluate the gates over every planned case and build the run's results (once).
+        Under ``--provenai-shard`` the gates are provisional and the results carry the
+        shard section (``golden_unused``: the golden files the golden bookkeeping found
+        unused, for ``provenai merge`` to report)."""
         got = self.received
         records: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for test, recs in got.records.items():
@@ -274,6 +278,9 @@ class ProvenaiSession:
             gates_mod.evaluate(spec, ordered.get(spec.test, []), seed=self.settings.seed)
             for _, spec in sorted(self.plan.gates.items())
         ]
+        shard = self.shard_section(golden_unused or [])
+        if shard is not None:
+            gate_results = [replace(g, provisional=True) for g in gate_results]
         return build_results(
             run={
                 "id": self.run_id,
@@ -296,11 +303,38 @@ class ProvenaiSession:
             cache=got.cache_summary(),
             seed=self.settings.seed,
             traces=got.traces,
+            shard=shard,
+        )
+
+    def shard_section(self, golden_unused: list[str]) -> ShardSection | None:
+        """Under ``--provenai-shard``: the shard's section of its results (see
+        :class:`~pytest_provenai.sharding.ShardSection`); None otherwise."""
+        spec = self.settings.shard
+        if spec is None:
+            return None
+        whole = self.plan.whole if self.plan.whole is not None else self.plan
+        return ShardSection(
+            spec=spec,
+            fingerprint=fingerprint(
+                self.settings.for_results(), self.cases.set_digests(), self.models.values()
+            ),
+            cases=sorted(set(self.plan.keys.values())),
+            case_keys=dict(whole.keys),
+            gates=[g.as_dict() for _, g in sorted(whole.gates.items())],
+            expected=dict(whole.expected),
+            fixture_errors=list(self.plan.fixture_errors),
+            golden_unused=golden_unused,
         )
 
     def audited(self) -> bool:
-        """True when this run produced anything to report (records, gates, fixture errors)."""
-        return bool(self.received.records or self.plan.gates or self.plan.fixture_errors)
+        """True when this run produced anything to report (records, gates, fixture errors);
+        always for a shard (one with no case of its own still reports its share: none)."""
+        return bool(
+            self.received.records
+            or self.plan.gates
+            or self.plan.fixture_errors
+            or self.settings.shard is not None
+        )
 
     def write_results(self, results: RunResults) -> None:
         if self.settings.results is not None and self.audited():

@@ -27,6 +27,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +156,16 @@ def unused_goldens(folder: Path, functions: Iterable[str], known: Collection[str
     return unused
 
 
+@dataclass
+class Settled:
+    """What the golden bookkeeping found at the end of a run: the summary lines, whether the
+    run fails because of them, and the unused golden files (deleted or not)."""
+
+    lines: list[str] = field(default_factory=list)
+    fail: bool = False
+    unused: list[Path] = field(default_factory=list)
+
+
 def settle_unused(
     functions: Mapping[str, Iterable[str]],
     known: Collection[str],
@@ -164,37 +175,38 @@ def settle_unused(
     cleanup: bool,
     warn: bool,
     shown: Callable[[Path], str],
-) -> tuple[list[str], bool]:
+) -> Settled:
     """Golden bookkeeping at the end of a run, as syrupy does for its unused snapshots:
     ``functions`` maps each golden folder the run used to its test functions that ran.
     While a set in ``failed_sets`` failed to load nothing is judged. Unused files
-    (:func:`unused_goldens`) are deleted under ``update`` with ``cleanup``, else reported.
-    Returns the summary lines and whether the run fails (unused files, no ``update``, no
-    ``warn``)."""
+    (:func:`unused_goldens`) are deleted under ``update`` with ``cleanup``, else reported;
+    the run fails on them without ``update`` or ``warn``."""
     if failed_sets:
-        return [
-            f"unused golden files not checked: fixture set(s) {', '.join(failed_sets)} failed "
-            "to load, so no golden file was reported or deleted as unused"
-        ], False
+        return Settled(
+            [
+                f"unused golden files not checked: fixture set(s) {', '.join(failed_sets)} "
+                "failed to load, so no golden file was reported or deleted as unused"
+            ]
+        )
     unused = [
         path
         for folder, names in sorted(functions.items())
         for path in unused_goldens(Path(folder), names, known)
     ]
     if not unused:
-        return [], False
+        return Settled()
     n, files = len(unused), "file" if len(unused) == 1 else "files"
     if update and cleanup:
         for path in unused:
             path.unlink()
         lines = [f"{n} unused golden {files} deleted (case in no configured fixture set)"]
-        return lines + [f"Deleted {shown(p)}" for p in unused], False
+        return Settled(lines + [f"Deleted {shown(p)}" for p in unused], False, unused)
     lines = [f"{n} golden {files} unused: the case is in no configured fixture set"]
     lines += [f"Unused {shown(p)}" for p in unused]
     if update:
-        return lines, False
+        return Settled(lines, False, unused)
     lines.append("Re-run pytest with --snapshot-update to delete unused golden files.")
-    return lines, not warn
+    return Settled(lines, not warn, unused)
 
 
 # -- the extension -------------------------------------------------------------------------
@@ -300,7 +312,7 @@ class GoldenBook:
         self.scope = scope
         self.functions: dict[str, set[str]] = defaultdict(set)  # golden folder -> tests
         self.refused: dict[str, str | None] = {}  # golden folder -> symlink error, checked once
-        self.lines: list[str] = []
+        self.settled: Settled | None = None
 
     def snapshot(self, snapshot: Any, folder: str, variant: str | None = None) -> Any:
         """syrupy's ``snapshot`` bound to the verdict extension writing under
@@ -332,30 +344,40 @@ class GoldenBook:
         for folder, functions in json.loads(payload or "{}").items():
             self.functions[folder].update(functions)
 
+    def settle(self, session: pytest.Session) -> Settled:
+        """The controller's golden bookkeeping, once (the plugin asks first under
+        ``--provenai-shard``, so the shard's results can name the unused files)."""
+        if self.settled is None:
+            config = self.config
+            self.settled = Settled()
+            if self.functions and not config.getoption("disable_unused_snapshots", False):
+                known, failed = self.scope()
+                self.settled = settle_unused(
+                    self.functions,
+                    known,
+                    failed,
+                    update=bool(config.getoption("update_snapshots", False)),
+                    cleanup=not config.getoption("no_cleanup", False),
+                    warn=bool(config.getoption("warn_unused_snapshots", False)),
+                    shown=lambda p: os.path.relpath(p, config.rootpath),
+                )
+        return self.settled
+
+    def unused_files(self, session: pytest.Session) -> list[str]:
+        """The unused golden files (relative to the rootdir), settled now if not yet."""
+        return [os.path.relpath(p, self.config.rootpath) for p in self.settle(session).unused]
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        config = self.config
-        if hasattr(config, "workerinput"):
+        if hasattr(self.config, "workerinput"):
             payload = {folder: sorted(fns) for folder, fns in self.functions.items()}
-            config.workeroutput[GOLDEN_WORKEROUTPUT_KEY] = json.dumps(payload)  # type: ignore[attr-defined]
+            self.config.workeroutput[GOLDEN_WORKEROUTPUT_KEY] = json.dumps(payload)  # type: ignore[attr-defined]
             return
-        if not self.functions or config.getoption("disable_unused_snapshots", False):
-            return
-        known, failed = self.scope()
-        self.lines, fail = settle_unused(
-            self.functions,
-            known,
-            failed,
-            update=bool(config.getoption("update_snapshots", False)),
-            cleanup=not config.getoption("no_cleanup", False),
-            warn=bool(config.getoption("warn_unused_snapshots", False)),
-            shown=lambda p: os.path.relpath(p, config.rootpath),
-        )
-        if fail and session.exitstatus == pytest.ExitCode.OK:
+        if self.settle(session).fail and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     @pytest.hookimpl(trylast=True)  # after syrupy's snapshot report
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.lines:
+        if self.settled is not None and self.settled.lines:
             terminalreporter.write_sep("-", "provenai golden snapshots")
-            for line in self.lines:
+            for line in self.settled.lines:
                 terminalreporter.write_line(line)

@@ -25,6 +25,7 @@ from pytest_provenai.audit.provenance import provenance_summary
 from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
 from pytest_provenai.errors import FixtureError, ResultsError
 from pytest_provenai.gates import GateResult, GateSpec
+from pytest_provenai.sharding import ShardSection
 
 RESULTS_SCHEMA_VERSION = 2
 """Version of the results JSON layout. 2: ``run`` (id, start and end time, git revision);
@@ -67,10 +68,12 @@ class RunResults:
     # per case item (node id): what the subject produced — raw output, resources (id, title,
     # sha256), cited ids — for the HTML report's drill-down; results JSON only, never a record
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # a shard's results (--provenai-shard): partial, its gates provisional; None otherwise
+    shard: ShardSection | None = None
 
     @property
     def failed_gates(self) -> list[GateResult]:
-        return [g for g in self.gates if not g.passed]
+        return [g for g in self.gates if not g.passed and not g.provisional]
 
     def to_json(self) -> dict[str, Any]:
         aggregates: dict[str, dict[str, Any]] = {}
@@ -106,6 +109,7 @@ class RunResults:
             "cache": self.cache,
             "timings": self.timings,
             "traces": self.traces,
+            **({"shard": self.shard.to_json()} if self.shard is not None else {}),
         }
 
 
@@ -151,6 +155,7 @@ def build_results(
     cache: dict[str, int],
     seed: int,
     traces: Mapping[str, dict[str, Any]] | None = None,
+    shard: ShardSection | None = None,
 ) -> RunResults:
     """The run's results; records are in :func:`order_records` order so every worker
     layout gives the same document."""
@@ -169,6 +174,7 @@ def build_results(
         timings=timings,
         cache=cache,
         traces=dict(sorted((traces or {}).items())),
+        shard=shard,
     )
 
 
@@ -205,6 +211,7 @@ def _gate_from(d: Mapping[str, Any]) -> GateResult:
         missing=int(d.get("missing", 0)),
         reason=str(d.get("reason", "")),
         higher_is_better=d.get("comparison", ">=") == ">=",
+        provisional=d.get("provisional") is True,
     )
 
 
@@ -270,6 +277,7 @@ def results_from_json(data: Any, source: str = "results JSON") -> RunResults:
         timings=data.get("timings", {}),
         cache=data.get("cache", {}),
         traces=data.get("traces", {}),
+        shard=ShardSection.from_json(data["shard"], source) if "shard" in data else None,
     )
 
 

@@ -56,7 +56,15 @@ def summary_lines(results: RunResults, *, results_path: Path | None = None) -> l
     lines.extend(cache_lines(results))
     for err in results.fixture_errors:
         lines.append(f"fixture set error: {err}")
-    if results.gates:
+    if results.shard is not None:
+        sh = results.shard
+        lines.append(
+            f"shard {sh.spec}: {len(sh.cases)} of {len(set(sh.case_keys.values()))} cases; "
+            "gates provisional (this shard's cases only), judged on the whole run by "
+            "'provenai merge'"
+        )
+        lines.extend("  " + g.line() for g in results.gates)
+    elif results.gates:
         failed = len(results.failed_gates)
         lines.append(f"gates: {len(results.gates) - failed} passed, {failed} failed")
         lines.extend("  " + g.line() for g in results.gates)

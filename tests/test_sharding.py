@@ -1,0 +1,331 @@
+"""--provenai-shard K/N and `provenai merge`: a run spread over shards, joined into one
+verdict that equals the single run's (records, aggregates, CIs, gates), and every bad merge
+refused with one line before anything is written."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from project import freeze_records, results, run, use_scripted, write_ini
+
+from pytest_provenai.cli import main
+from pytest_provenai.errors import ConfigError
+from pytest_provenai.sharding import ShardSpec, case_key, shard_of
+
+pytest_plugins = ["pytester"]
+
+N_CASES = 12
+
+
+def _records() -> list[dict[str, Any]]:
+    out = []
+    for i in range(N_CASES):
+        town = f"Town{i:02d}"
+        out.append(
+            {
+                "_id": f"case-{i:02d}",
+                "question": f"Which river flows through {town}?",
+                "answer": f"River {i}",
+                "type": "bridge",
+                "level": "easy",
+                "supporting_facts": [[town, 0], [f"River {i}", 0]],
+                "context": [
+                    [town, [f"{town} is a town.", f" River {i} flows through it."]],
+                    [f"River {i}", [f"River {i} is long.", " It is 300 km long."]],
+                    ["Other", ["Other is unrelated.", " Nothing here."]],
+                ],
+            }
+        )
+    return out
+
+
+# two of three cases right; half cite both paragraphs
+SCRIPT = {
+    "name": "scripted-shards",
+    "script": {
+        f"Town{i:02d}?": (
+            f"Answer: River {i} [R0]" + (" [R1]" if i % 2 else "") if i % 3 else "Answer: unknown"
+        )
+        for i in range(N_CASES)
+    },
+}
+
+TEST_FILE = """
+import pytest
+from pytest_provenai.api import fidelity_record
+
+@pytest.mark.fidelity(answer_accuracy=0.5, citation_f1=0.9)
+def test_fid(provenai_case, provenai_subject, provenai_record, provenai_snapshot):
+    trace = provenai_subject.answer(provenai_case)
+    record = provenai_record(fidelity_record(provenai_case, trace))
+    assert record == provenai_snapshot
+
+def test_plain():
+    assert True
+"""
+
+
+def _project(pytester: pytest.Pytester) -> Path:
+    root = pytester.path
+    freeze_records(root, _records())
+    use_scripted(root, SCRIPT)
+    write_ini(pytester, ["fixtures/mini"])
+    pytester.makepyfile(test_audit=TEST_FILE)
+    return root
+
+
+def _merge(*args: str | Path) -> int:
+    return main(["merge", *(str(a) for a in args)])
+
+
+# -- the assignment --------------------------------------------------------------------------
+def test_the_assignment_is_the_documented_hash_and_never_changes() -> None:
+    key = case_key("mini", "case-07")
+    digest = hashlib.sha256(b"mini/case-07").digest()
+    assert shard_of(key, 5) == int.from_bytes(digest[:8], "big") % 5 + 1
+    # pinned: a release that changed the assignment would split old shards differently
+    ids = ("5a8b57f25542995d1e6f1371", "5a8c7595554299585d9e36b6", "5abd94525542992ac4f382d2")
+    assert [shard_of(case_key("hotpotqa-dev60", i), 3) for i in ids] == [3, 1, 1]
+    assert shard_of("mini/case-00", 3) == 2
+    counts = [0, 0, 0]
+    for i in range(3000):
+        counts[shard_of(f"set/{i}", 3) - 1] += 1
+    assert all(900 < c < 1100 for c in counts)  # an even split
+
+
+@pytest.mark.parametrize("text", ["1/3", " 3/3 ", "1/1"])
+def test_a_shard_spec_parses(text: str) -> None:
+    spec = ShardSpec.parse(text)
+    assert 1 <= spec.index <= spec.count
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "1/0", "abc", "1/3/2", "-1/3", ""])
+def test_a_bad_shard_spec_is_one_line_naming_the_option(text: str) -> None:
+    with pytest.raises(ConfigError, match=r"^--provenai-shard: expected K/N with 1 <= K <= N"):
+        ShardSpec.parse(text)
+
+
+@pytest.mark.parametrize("value", ["0/3", "4/3", "1/0", "two"])
+def test_a_bad_shard_option_is_a_usage_error(pytester: pytest.Pytester, value: str) -> None:
+    _project(pytester)
+    result = run(pytester, "-p", "no:xdist", f"--provenai-shard={value}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--provenai-shard: expected K/N*got '{value}'*"])
+
+
+# -- three shards equal one run ---------------------------------------------------------------
+def test_three_shards_merged_equal_one_run(pytester: pytest.Pytester) -> None:
+    root = _project(pytester)
+    single = run(pytester, "-p", "no:xdist", "--snapshot-update")
+    assert single.ret == pytest.ExitCode.TESTS_FAILED  # citation_f1 >= 0.9 fails
+    one = results(root)
+    (root / "results.json").rename(root / "single.json")
+
+    layouts = {1: ["-p", "no:xdist"], 2: ["-n", "0"], 3: ["-n", "2"]}
+    shard_cases: list[set[str]] = []
+    for k, layout in layouts.items():
+        out = root / f"shard-{k}.json"
+        r = run(pytester, *layout, f"--provenai-shard={k}/3", f"--provenai-results={out}")
+        # its own tests and golden comparisons pass: exit 0, the gates provisional (skipped)
+        assert r.ret == pytest.ExitCode.OK, r.stdout.str()
+        r.stdout.fnmatch_lines([f"*shard {k}/3: * of {N_CASES} cases; gates provisional*"])
+        assert "unused" not in r.stdout.str()  # other shards' goldens are not "unused"
+        data = json.loads(out.read_text(encoding="utf-8"))
+        assert all(g["provisional"] for g in data["gates"])
+        assert data["shard"]["spec"] == f"{k}/3"
+        shard_cases.append(set(data["shard"]["cases"]))
+        assert {r["case_id"] for r in data["records"]["test_audit.py::test_fid"]} == {
+            c.removeprefix("mini/") for c in data["shard"]["cases"]
+        }
+    assert all(shard_cases), "every shard holds a case of twelve"
+    assert set().union(*shard_cases) == {f"mini/case-{i:02d}" for i in range(N_CASES)}
+    assert sum(len(c) for c in shard_cases) == N_CASES  # each case in exactly one shard
+
+    shards = [root / f"shard-{k}.json" for k in (3, 1, 2)]  # any order
+    code = _merge(*shards, "--out", root / "merged.json", "--junitxml", root / "gates.xml")
+    assert code == 1  # the failed gate fails the merge, as it failed the single run
+    merged = json.loads((root / "merged.json").read_text(encoding="utf-8"))
+    assert merged["records"] == one["records"]
+    assert merged["aggregates"] == one["aggregates"]
+    assert merged["gates"] == one["gates"]
+    assert "shard" not in merged
+    assert [g["passed"] for g in merged["gates"]] == [True, False]
+    junit = (root / "gates.xml").read_text(encoding="utf-8")
+    assert junit.count("<testcase") == 2 and junit.count("<failure") == 1
+    assert 'name="gate[fidelity.citation_f1]"' in junit
+
+    # the merged file is a normal results file: report and compare take it
+    assert main(["report", str(root / "merged.json"), "--out", str(root / "m.html")]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                str(root / "single.json"),
+                str(root / "merged.json"),
+                "--fail-on-regression",
+            ]
+        )
+        == 0
+    )
+
+
+# -- bad merges: one line, exit 2, nothing written --------------------------------------------
+@pytest.fixture
+def shards(pytester: pytest.Pytester) -> dict[str, Path]:
+    root = _project(pytester)
+    assert run(pytester, "-p", "no:xdist", "--snapshot-update").ret == 1
+    paths = {}
+    for k in (1, 2, 3):
+        out = root / f"shard-{k}.json"
+        assert (
+            run(
+                pytester, "-p", "no:xdist", f"--provenai-shard={k}/3", f"--provenai-results={out}"
+            ).ret
+            == 0
+        )
+        paths[f"{k}"] = out
+    other = root / "other-2.json"
+    r = run(
+        pytester,
+        "-p",
+        "no:xdist",
+        "--provenai-shard=2/3",
+        "--provenai-max-new-tokens=16",
+        f"--provenai-results={other}",
+        "--provenai-golden=golden-other",
+        "--snapshot-update",
+    )
+    assert r.ret == 0
+    paths["other"] = other
+    paths["root"] = root
+    return paths
+
+
+def _refused(capsys: pytest.CaptureFixture[str], out: Path, *args: str | Path) -> str:
+    code = _merge(*args, "--out", out)
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and err.startswith("provenai: error: ")
+    assert not out.exists()
+    return err
+
+
+def test_bad_merges_are_refused(
+    shards: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = shards["root"]
+    out = root / "merged.json"
+    s1, s2, s3 = shards["1"], shards["2"], shards["3"]
+
+    err = _refused(capsys, out, s1, s2)
+    assert "shard(s) 3/3 not given" in err and "mini/case-" in err and "--allow-missing" in err
+    err = _refused(capsys, out, s1, s2, s2, s3)
+    assert f"{s2} and {s2} are both shard 2/3" in err
+    err = _refused(capsys, out, s1, shards["other"], s3)
+    assert "are not shards of one run: " in err and "options.max_new_tokens (128 vs 16)" in err
+    err = _refused(capsys, out, s1, s2, root / "results.json", s3)
+    assert "not a shard's results" in err
+
+    truncated = root / "truncated.json"
+    truncated.write_text(s3.read_text(encoding="utf-8")[:-40], encoding="utf-8")
+    err = _refused(capsys, out, s1, s2, truncated)
+    assert str(truncated) in err
+
+    foreign = root / "foreign.json"
+    data = json.loads(s3.read_text(encoding="utf-8"))
+    moved = json.loads(s1.read_text(encoding="utf-8"))["records"]["test_audit.py::test_fid"][0]
+    data["records"]["test_audit.py::test_fid"].append(moved)
+    foreign.write_text(json.dumps(data), encoding="utf-8")
+    err = _refused(capsys, out, s1, s2, foreign)
+    assert f"{foreign}#/records/test_audit.py::test_fid/" in err and "not in shard 3/3" in err
+
+    edited = root / "edited.json"
+    data = json.loads(s3.read_text(encoding="utf-8"))
+    data["shard"]["cases"] = data["shard"]["cases"][1:]
+    edited.write_text(json.dumps(data), encoding="utf-8")
+    err = _refused(capsys, out, s1, s2, edited)
+    assert f"{edited}: its cases are not shard 3/3's" in err
+
+
+def test_allow_missing_fails_the_gates_closed(
+    shards: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = shards["root"]
+    out = root / "merged.json"
+    assert _merge(shards["1"], shards["3"], "--out", out, "--allow-missing") == 1
+    text = capsys.readouterr().out
+    assert "not audited (shards missing; their gates fail closed)" in text
+    merged = json.loads(out.read_text(encoding="utf-8"))
+    gates = merged["gates"]
+    assert not any(g["passed"] for g in gates)
+    assert all("produced no record (fail closed)" in g["reason"] for g in gates)
+    holes = [r for r in merged["records"]["test_audit.py::test_fid"] if "missing" in r]
+    two = json.loads(shards["2"].read_text(encoding="utf-8"))["shard"]["cases"]
+    assert sorted("mini/" + h["case_id"] for h in holes) == sorted(two)
+    assert all("shard 2/3 was not merged" in h["missing"] for h in holes)
+
+
+def test_unused_golden_files_are_reported_by_the_merge(
+    shards: dict[str, Path], pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = shards["root"]
+    folder = next(
+        p for p in (root / "golden").rglob("*.json") if p.name == "test_fid[case-00].json"
+    ).parent
+    shutil.copy(folder / "test_fid[case-00].json", folder / "test_fid[case-gone].json")
+    paths = []
+    for k in (1, 2, 3):
+        out = root / f"g-{k}.json"
+        r = run(pytester, "-p", "no:xdist", f"--provenai-shard={k}/3", f"--provenai-results={out}")
+        assert r.ret == 1  # every shard sees the orphan, as a single run would
+        paths.append(out)
+    assert _merge(*paths, "--out", root / "merged.json") == 1
+    text = capsys.readouterr().out
+    assert "1 golden file(s) unused" in text and "test_fid[case-gone].json" in text
+
+
+# -- the CI recipes (docs/ci) -----------------------------------------------------------------
+CI = Path(__file__).parent.parent / "docs" / "ci"
+RECIPES = [("github-actions.yml", "vendor.github-workflows"), ("gitlab-ci.yml", "vendor.gitlab-ci")]
+
+
+def _check_jsonschema(schema: str, path: Path) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).parent / "check-jsonschema"
+    return subprocess.run(
+        [str(exe), "--builtin-schema", schema, str(path)], capture_output=True, text=True
+    )
+
+
+@pytest.mark.parametrize(("name", "schema"), RECIPES)
+def test_the_ci_recipes_validate_and_use_real_options(
+    name: str, schema: str, tmp_path: Path
+) -> None:
+    recipe = CI / name
+    checked = _check_jsonschema(schema, recipe)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    broken = tmp_path / name  # the check is real: a misspelt key fails it
+    broken.write_text(
+        recipe.read_text(encoding="utf-8")
+        .replace("script:", "scirpt:")
+        .replace("runs-on:", "runs_on:"),
+        encoding="utf-8",
+    )
+    assert _check_jsonschema(schema, broken).returncode != 0
+    text = " ".join(recipe.read_text(encoding="utf-8").split())
+    assert "--provenai-shard" in text and "--provenai-results" in text
+    # every provenai command the recipe runs parses with this release's command line
+    from pytest_provenai.cli import build_parser
+
+    commands = re.findall(r"provenai (merge|compare) ([^;\n]*?)(?=$| - | \|\| |; | fi)", text)
+    assert {c for c, _ in commands} == {"merge", "compare"}
+    for command, rest in commands:
+        argv = [command, *(a.strip("'\"") for a in rest.split())]
+        build_parser().parse_args(argv)  # SystemExit on an unknown option
