@@ -329,3 +329,44 @@ def test_the_ci_recipes_validate_and_use_real_options(
     for command, rest in commands:
         argv = [command, *(a.strip("'\"") for a in rest.split())]
         build_parser().parse_args(argv)  # SystemExit on an unknown option
+
+
+# -- a served fleet at shard scale ------------------------------------------------------------
+@pytest.mark.slow
+def test_shards_over_two_llama_servers_give_the_single_runs_records(
+    pytester: pytest.Pytester, llama_base_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Two llama.cpp server instances; one run with -n 2 (gw0 -> first, gw1 -> second) and
+    two shards with -n 2 pointed at the same servers: the merged records are the single
+    run's, byte for byte (records leave the endpoint out; README, "Scaling out")."""
+    from served import API_KEY, MODEL_ALIAS, llama_server
+
+    monkeypatch.setenv("PROVENAI_API_KEY", API_KEY)
+    root = pytester.path
+    freeze_records(root, _records()[:4])  # case-00..03: two in each of 2 shards
+    shutil.copy(Path(__file__).parents[1] / "suites" / "test_fidelity.py", root)
+    pytester.makeini(
+        f"""
+        [pytest]
+        provenai_fixtures = fixtures/mini
+        provenai_backend = openai
+        provenai_model = {MODEL_ALIAS}
+        provenai_tokenizer = default
+        provenai_max_new_tokens = 24
+        """
+    )
+    with llama_server(log=tmp_path / "second.log") as second:
+        urls = ["--provenai-base-urls", f"{llama_base_url},{second}", "-n", "2"]
+        single = run(pytester, *urls, "--snapshot-update", "--provenai-results=single.json")
+        assert single.ret in (0, 1), single.stdout.str()  # gates on 4 cases: the model's business
+        for k in (1, 2):
+            shard = run(pytester, *urls, f"--provenai-shard={k}/2", f"--provenai-results=s{k}.json")
+            assert shard.ret == 0, shard.stdout.str()
+    assert _merge(root / "s1.json", root / "s2.json", "--out", root / "merged.json") in (0, 1)
+    one = json.loads((root / "single.json").read_text(encoding="utf-8"))
+    merged = json.loads((root / "merged.json").read_text(encoding="utf-8"))
+    assert len(merged["records"]["test_fidelity.py::test_fidelity"]) == 4
+    assert merged["records"] == one["records"]
+    assert merged["gates"] == one["gates"]
+    endpoints = {m["endpoint"] for m in merged["models"].values()}
+    assert endpoints == {llama_base_url, second}  # both servers served both shards
