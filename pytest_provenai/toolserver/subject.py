@@ -30,7 +30,7 @@ from pytest_provenai.toolserver.capture import ToolSession
 from pytest_provenai.toolserver.server import build_server
 from pytest_provenai.toolserver.tools import HotpotTools
 
-__all__ = ["AGENT_CONTRACT", "MCPAnswer", "MCPAnswerer", "MCPSubject"]
+__all__ = ["AGENT_CONTRACT", "MCPAnswer", "MCPAnswerer"]
 
 AgentFn = Callable[[str, ToolSession], Any]
 
@@ -164,8 +164,3 @@ class MCPAnswerer:
             seen=seen,
             driver="agent",
         )
-
-
-MCPSubject = MCPAnswerer
-"""The old name, kept until ``verify/runtime.py`` (another owner's module) imports
-:class:`MCPAnswerer`."""

@@ -17,7 +17,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pytest_provenai.attribution.verdict import Judgement
 from pytest_provenai.errors import AttributionError
@@ -48,6 +48,7 @@ class ForestChecker:
         return self.calibrator.predict(rows)
 
 
+@runtime_checkable
 class Scorer(Protocol):
     """What the LM feature needs of a generator: identity, prompt encoding and
     teacher-forced log-softmax rows (the transformers and mlx backends have all three)."""

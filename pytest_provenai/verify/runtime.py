@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_provenai._io import atomic_write_json
 from pytest_provenai.attribution import require_extra
@@ -41,11 +41,26 @@ from pytest_provenai.options import AttributionSettings
 from pytest_provenai.subject.subject import Subject
 from pytest_provenai.subject.trace import Trace
 from pytest_provenai.verify.cache import RecordCache, frozen_case_inputs, record_key
+from pytest_provenai.verify.checkers import Scorer
 
-__all__ = ["AttributionRuntime"]
+if TYPE_CHECKING:  # the toolserver needs the mcp extra: imported when first used
+    from pytest_provenai.toolserver.subject import MCPAnswer
+
+__all__ = ["AttributionRuntime", "CaseAnswerer"]
 
 SHIPPED_TABLE = Path(__file__).parent / "data" / "hotpotqa-features.json"
 SHIPPED_LM_TABLE = Path(__file__).parent / "data" / "hotpotqa-features-lm.json"
+
+
+class CaseAnswerer(Protocol):
+    """What ``provenai_mcp`` needs of the MCP answerer
+    (:class:`~pytest_provenai.toolserver.subject.MCPAnswerer`): an identity for the record
+    cache, and a case answered through a recorded tool session."""
+
+    @property
+    def identity(self) -> dict[str, Any]: ...
+
+    def answer(self, case: Case) -> MCPAnswer: ...
 
 
 @dataclass
@@ -61,8 +76,8 @@ class AttributionRuntime:
     index: Path | None = None
     cache: RecordCache | None = None
     _auditor: Auditor | None = None
-    _mcp: Any = None
-    _lm: Any = None
+    _mcp: CaseAnswerer | None = None
+    _lm: Scorer | None = None
     _recipe: dict[str, Any] | None = None
     error: Exception | None = None
 
@@ -92,12 +107,16 @@ class AttributionRuntime:
             )
         return table
 
-    def _lm_generator(self) -> Any:
+    def _lm_generator(self) -> Scorer:
         """The LM feature's generator (lazy: its weights load on the first score)."""
         if self._lm is None:
             from pytest_provenai.subject.backends import load_generator, local_backend
 
-            self._lm = load_generator(local_backend(self.backend), self.model)
+            backend = local_backend(self.backend)
+            generator = load_generator(backend, self.model)
+            if not isinstance(generator, Scorer):  # the local backends all encode prompts
+                raise AttributionError(f"{backend}: the LM feature needs prompt encoding")
+            self._lm = generator
         return self._lm
 
     def recipe(self) -> dict[str, Any]:
@@ -267,10 +286,11 @@ class AttributionRuntime:
         )
         return rec
 
-    def mcp_subject(self) -> Any:
+    def mcp_subject(self) -> CaseAnswerer:
+        """The MCP answerer over the run's HotpotQA cases (built once; needs the mcp extra)."""
         if self._mcp is None:
             require_extra("mcp")
-            from pytest_provenai.toolserver.subject import MCPSubject
+            from pytest_provenai.toolserver.subject import MCPAnswerer
             from pytest_provenai.toolserver.tools import HotpotTools
 
             index = None
@@ -280,9 +300,9 @@ class AttributionRuntime:
                 index = open_index(self.index)
             tools = HotpotTools(self.hotpot_cases(), index)
             if self.settings.mcp_pipeline:
-                self._mcp = MCPSubject(tools, agent=self.settings.mcp_pipeline)
+                self._mcp = MCPAnswerer(tools, agent=self.settings.mcp_pipeline)
             else:
-                self._mcp = MCPSubject(tools, subject=self.subject(), k=self.retrieval_k)
+                self._mcp = MCPAnswerer(tools, subject=self.subject(), k=self.retrieval_k)
         return self._mcp
 
     def mcp_record(self, nodeid: str, case: AnyCase) -> dict[str, Any]:
