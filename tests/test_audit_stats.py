@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
 import pytest
 
-from pytest_provenai.audit.stats import bootstrap_ci, mean, paired_bootstrap_ci, summarise
+from pytest_provenai.audit.stats import (
+    NUMPY_FROM,
+    _resample_sums,
+    bootstrap_ci,
+    mean,
+    paired_bootstrap_ci,
+    summarise,
+)
 
 
 def _values(n: int = 60, seed: int = 7) -> list[float]:
@@ -115,3 +123,27 @@ def test_bootstrap_is_fast_enough() -> None:
     bootstrap_ci(v, n_resamples=2000)
     paired_bootstrap_ci(v, v[::-1], n_resamples=2000)
     assert time.perf_counter() - t0 < 1.0
+
+
+def _reference_sums(xs: list[float], n_resamples: int, seed: int) -> list[float]:
+    """The pure loop the bootstrap has always been: fsum of rng.choices per resample."""
+    choices = random.Random(seed).choices
+    return [math.fsum(choices(xs, k=len(xs))) for _ in range(n_resamples)]
+
+
+@pytest.mark.parametrize("n", [NUMPY_FROM, 2500])
+@pytest.mark.parametrize("kind", ["rates", "floats", "thirds", "counts"])
+@pytest.mark.parametrize("seed", [0, 2**40 + 7])
+def test_numpy_resampling_is_bit_identical_to_the_pure_loop(n: int, kind: str, seed: int) -> None:
+    rng = random.Random(n * 31 + len(kind))
+    xs = {
+        "rates": lambda: float(rng.random() < 0.3),
+        "floats": lambda: rng.random() * 3.0 - 1.0,
+        "thirds": lambda: rng.randrange(4) / 3,
+        "counts": lambda: float(rng.randrange(11)),
+    }
+    values = [xs[kind]() for _ in range(n)]
+    assert _resample_sums(values, 257, seed) == _reference_sums(values, 257, seed)
+    lo, hi = bootstrap_ci(values, n_resamples=257, seed=seed)
+    means = sorted(s / n for s in _reference_sums(values, 257, seed))
+    assert means[0] <= lo <= hi <= means[-1]
