@@ -17,6 +17,7 @@ call that raises fails that claim only, and the lexical rescue does not override
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
@@ -97,10 +98,25 @@ def resolve_by_similarity(
     return out
 
 
+_INITIALISM_END = re.compile(r"(?:^|[\s(\"'“])(?:[A-Za-z]\.){2,}$")
+"""A piece ending in a dotted initialism ("U.S.", "D.C.", "e.g."): the sentence splitter
+ends a sentence there when a capital follows ("the U.S. Army"), which cuts one sentence
+in two; :func:`chunks` joins such pieces again."""
+
+
 def chunks(text: str) -> list[str]:
     """The chunks of an evidence text for routing and premise selection: its sentences,
-    line by line; never empty for a text with any non-blank character."""
-    out = split_sentences(text)
+    line by line (a piece that ends in a dotted initialism such as "U.S." is joined to the
+    next piece of the same line); never empty for a text with any non-blank character."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        joined: list[str] = []
+        for piece in split_sentences(line):
+            if joined and _INITIALISM_END.search(joined[-1]):
+                joined[-1] = f"{joined[-1]} {piece}"
+            else:
+                joined.append(piece)
+        out.extend(joined)
     return out if out else ([text.strip()] if text.strip() else [])
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pytest_provenai.attribution.protected import content_terms
 
-__all__ = ["ANTONYMS", "Polarity", "polarity"]
+__all__ = ["ANTONYMS", "Polarity", "negates", "polarity"]
 
 _PAIRS: tuple[tuple[str, str], ...] = (
     (
@@ -73,10 +73,19 @@ for _a, _b in _PAIRS:
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|neither|nor|none|without|cannot|nobody|nothing)\b|n['’]t\b",
+    r"\b(?:not|never|neither|nor|none|without|cannot|nobody|nothing)\b|n['’]t\b"
+    # "no", but not the numbering abbreviation: "No. 2 Squadron", "no. 14", "Nos. 3 and 4",
+    # "No 10 Downing Street" (a capital "No" before a number and a capitalised name)
+    r"|\bno\b(?!\.\s*[#\d])(?!(?<=(?-i:No))\s+\d+\s+(?-i:[A-Z]))",
     re.IGNORECASE,
 )
 _NEGATION_WORDS = frozenset("not no never neither nor none without cannot nobody nothing".split())
+
+
+def negates(text: str) -> bool:
+    """Whether ``text`` has a negating word ("not", "never", "no" — not the numbering
+    "No. 2")."""
+    return _NEGATION.search(text) is not None
 
 
 def _words(text: str) -> list[str]:
@@ -102,8 +111,8 @@ def polarity(claim: str, unit: str) -> Polarity:
     claim_words = set(_words(claim))
     unit_words = set(_words(unit))
     shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
-    neg_c = _NEGATION.search(claim) is not None
-    neg_u = _NEGATION.search(unit) is not None
+    neg_c = negates(claim)
+    neg_u = negates(unit)
     negation = neg_c != neg_u and len(shared) >= 2
     antonym: tuple[str, str] | None = None
     for w in sorted(claim_words):

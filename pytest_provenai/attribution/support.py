@@ -14,6 +14,11 @@ calibrated score says (:func:`~pytest_provenai.attribution.verdict.decide`):
 * ``antonym_conflict`` — the claim says a word whose antonym the unit says
   (:data:`~pytest_provenai.attribution.polarity.ANTONYMS`).
 
+A neutral decision is lexically rescued (supported) only without a conflict, a missing value
+or an absent name: on structured evidence when the claim's row holds its values
+(:func:`~pytest_provenai.attribution.protected.rescue`), and on prose when the claim repeats
+its evidence sentence word for word (:func:`verbatim`).
+
 Pure Python.
 """
 
@@ -23,7 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_provenai.attribution.polarity import Polarity, polarity
+from pytest_provenai.attribution.polarity import Polarity, negates, polarity
 from pytest_provenai.attribution.protected import (
     STOPWORDS,
     ValueCheck,
@@ -34,7 +39,16 @@ from pytest_provenai.attribution.protected import (
 )
 from pytest_provenai.attribution.rows import RowCheck, row_check
 
-__all__ = ["CONFLICT_REASONS", "NEGATION_OVERLAP", "SupportSignals", "names", "support_signals"]
+__all__ = [
+    "CONFLICT_REASONS",
+    "NEGATION_OVERLAP",
+    "VERBATIM_COVER",
+    "VERBATIM_WORDS",
+    "SupportSignals",
+    "names",
+    "support_signals",
+    "verbatim",
+]
 
 CONFLICT_REASONS = ("value_from_other_row", "negation_conflict", "antonym_conflict")
 NEGATION_OVERLAP = 0.6
@@ -58,6 +72,44 @@ _NAME = re.compile(
     r"(?<![.!?]\s)(?<!^)\b[A-Z][\w’'-]*[A-Za-z0-9]|^[A-Z][\w-]*(?=['’]s\b)"
     r"|\b[A-Za-z]*\d[\w./-]*[A-Za-z][\w-]*"
 )
+
+
+VERBATIM_WORDS = 6
+"""Least words of a claim that repeats its evidence sentence verbatim (:func:`verbatim`)."""
+VERBATIM_COVER = 0.6
+"""Least share of the sentence's words the repeated run must cover."""
+_TOKEN = re.compile(r"[^\W_]+")
+_PRONOUNS = frozenset("it he she they".split())
+_NEGATORS = frozenset("not no never neither nor none without cannot nobody nothing".split())
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.casefold() for t in _TOKEN.findall(text)]
+
+
+def verbatim(content: str, sentence: str, source_text: str) -> bool:
+    """Whether the claim repeats its evidence ``sentence`` word for word (punctuation,
+    quote marks and case aside): a run of at least :data:`VERBATIM_WORDS` words covering at
+    least :data:`VERBATIM_COVER` of the sentence, with no negating word in the rest of the
+    sentence — or the sentence with its pronoun subject ("It saw action …") replaced by a
+    name of at most six words that the source states ("No. 2 Squadron RAAF saw action …").
+    Such a claim is a quotation of its source: the calibrated score, fitted on paraphrases
+    and on edited copies of sentences, may still put it under the threshold (issue 23)."""
+    claim, words = _tokens(content), _tokens(sentence)
+    if len(claim) < VERBATIM_WORDS or not words:
+        return False
+    n = len(claim)
+    for i in range(len(words) - n + 1):
+        if words[i : i + n] == claim:
+            rest = words[:i] + words[i + n :]
+            return n >= VERBATIM_COVER * len(words) and not (set(rest) & _NEGATORS)
+    tail = words[1:]
+    if words[0] in _PRONOUNS and len(tail) >= VERBATIM_WORDS and n > len(tail):
+        subject = claim[: n - len(tail)]
+        if claim[n - len(tail) :] == tail and len(subject) <= 6:
+            known = set(_tokens(source_text))
+            return all(w in known for w in subject) and negates(content) == negates(sentence)
+    return False
 
 
 _CALENDAR = frozenset(
@@ -112,14 +164,23 @@ def support_signals(
         if n.casefold() not in folded_source and n.casefold().removesuffix("s") not in folded_source
     )
     row_values_ok = not row.structured or not row.missing
+    quoted = (
+        not structured
+        and conflict is None
+        and not values.missing
+        and verbatim(content, best_chunk, source_text)
+    )
     rescue_ok = (
         not absent
         and row_values_ok
-        and rescue(
-            values,
-            overlap(content, unit if row.structured else premise),
-            structured=structured,
-            conflict=conflict is not None,
+        and (
+            quoted
+            or rescue(
+                values,
+                overlap(content, unit if row.structured else premise),
+                structured=structured,
+                conflict=conflict is not None,
+            )
         )
     )
     return SupportSignals(values, values_all, row, pol, unit, conflict, rescue_ok, absent)

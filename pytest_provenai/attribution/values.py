@@ -44,7 +44,7 @@ _NUMBER_WORDS = (
     "eighty ninety hundred thousand million billion"
 ).split()
 _NUMWORD = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
-_NUMWORDS = rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+){_NUMWORD})*"
+_NUMWORDS = rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+){_NUMWORD})*(?![a-z])"
 _MULTIPLIERS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "treble": 3.0, "quadruple": 4.0}
 _DIGITS = r"\d[\d,]*(?:\.\d+)?"
 _HOURS = "one two three four five six seven eight nine ten eleven twelve".split()
@@ -472,6 +472,8 @@ _HEADER_UNITS = {
     "mi": "mi",
     "miles": "mile",
     "m": "m",
+    "m2": "m**2",
+    "m3": "m**3",
     "cm": "cm",
     "mm": "mm",
     "l": "L",
@@ -489,22 +491,33 @@ _HEADER_UNITS = {
 }
 
 
-def _other_unit_named(v: Value, folded_evidence: str) -> bool:
-    """Whether the evidence names a unit of the claim quantity's dimension that is not the
-    claim's unit (a header's unit: the claim changed it)."""
-    ureg = _registry()
+def _header_units(v: Value, folded_evidence: str) -> tuple[bool, bool]:
+    """(the evidence names the claim quantity's own unit, it names another unit of the same
+    dimension) — units written as header words ("reading_m3", "weight_kg")."""
     own = _quantity(1.0, str(v.key[3]))
-    for token in set(re.split(r"[^a-z]+", folded_evidence)):
+    same = other_named = False
+    if own is None:
+        return same, other_named
+    for token in set(re.split(r"[^a-z0-9]+", folded_evidence)):
         unit = _HEADER_UNITS.get(token)
         if unit is None:
             continue
         other = _quantity(1.0, unit)
-        if other is None or other[1] != v.key[1] or own is None:
+        if other is None or other[1] != v.key[1]:
             continue
         if abs(other[0] - own[0]) > 1e-9 * max(abs(own[0]), 1.0):
-            del ureg
-            return True
-    return False
+            other_named = True
+        else:
+            same = True
+    return same, other_named
+
+
+def _identifier_within(key: str, folded_evidence: str) -> bool:
+    """Whether identifier ``key`` occurs in the evidence as a whole part of a longer token
+    ("HM-12" in "hm-12_2031-06-08.csv"): not preceded or followed by a letter or digit,
+    nor followed by a separator and a digit ("HM-12" is not in "hm-12.5" or "hm-12-3")."""
+    pattern = rf"(?<![a-z0-9]){re.escape(key)}(?![a-z0-9])(?![.\-/]\d)"
+    return re.search(pattern, folded_evidence) is not None
 
 
 def match_values(
@@ -529,6 +542,8 @@ def match_values(
             out.append(ValueMatch(v, present, False))
             continue
         present = any(_same(v, b) for b in have)
+        if not present and v.kind == "identifier":
+            present = _identifier_within(str(v.key), folded)
         if not present and v.kind == "quantity" and missing_quantity_unit:
             same_dim = any(b.kind == "quantity" and b.key[1] == v.key[1] for b in have)
             if not same_dim:
@@ -536,7 +551,8 @@ def match_values(
                     b.kind == "number" and abs(b.key - v.key[2]) <= 1e-9 * max(1.0, abs(b.key))
                     for b in have
                 )
-                if present and _other_unit_named(v, folded):
+                own_named, other_named = _header_units(v, folded) if present else (False, False)
+                if present and other_named and not own_named:
                     present = False  # "9,860 miles" against a column "odometer_km | 9,860"
                     out.append(ValueMatch(v, False, True))
                     continue

@@ -1,0 +1,175 @@
+"""Issue 23, support side, second round: causes found on the shipped HotpotQA probes and the
+hand-written validation domains, each pinned with invented text.
+
+* "No. 2 Squadron" is a name with a number, not a negation;
+* a sentence is not cut at a dotted initialism ("the U.S. Navy") when evidence is chunked;
+* number words end at a word boundary ("under-fives" is no "five s", "sixteen" no "six");
+* an identifier inside a longer token ("BX-40" in "bx-40_2032-01-09.log") is present;
+* a quantity whose unit is a column header ("volume_m3 | 212.5") is present;
+* the support forest is monotonic in similarity and in the conflict features, so a
+  near-verbatim claim never scores under a looser one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_provenai.attribution.pipeline import chunks
+from pytest_provenai.attribution.polarity import polarity
+from pytest_provenai.attribution.protected import check_values
+from pytest_provenai.attribution.values import read_values
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "No. 4 Platoon held the ridge until dawn.",
+        "The depot at no. 17 Quarry Lane opens at six.",
+        "Nos. 3 and 5 Wharf Street were sold in 2029.",
+        "No 9 Ferry Road is the harbourmaster's office.",
+    ],
+)
+def test_a_numbered_name_is_not_a_negation(claim: str) -> None:
+    unit = claim.replace("No. ", "").replace("no. ", "").replace("Nos. ", "").replace("No ", "")
+    assert not polarity(claim, unit).negation
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit"),
+    [
+        ("No ferries run on Sundays.", "Ferries run on Sundays and holidays."),
+        ("There is no 7 pm sailing.", "There is a 7 pm sailing on weekdays."),
+        ("The harbour has no 24-hour berth.", "The harbour has a 24-hour berth."),
+    ],
+)
+def test_no_before_a_plain_noun_or_a_value_is_still_a_negation(claim: str, unit: str) -> None:
+    assert polarity(claim, unit).negation
+
+
+def test_chunks_do_not_cut_a_sentence_at_a_dotted_initialism() -> None:
+    text = (
+        "Marta Quill served on the U.S. Navy survey ship Petrel from 1961 to 1964. "
+        "She later taught at the U.K. Hydrographic School.\nThe D.C.\nOffice closed."
+    )
+    assert chunks(text) == [
+        "Marta Quill served on the U.S. Navy survey ship Petrel from 1961 to 1964.",
+        "She later taught at the U.K. Hydrographic School.",
+        "The D.C.",  # a line break still ends a chunk
+        "Office closed.",
+    ]
+    assert chunks("Two parts. Second part.") == ["Two parts.", "Second part."]
+
+
+def test_number_words_end_at_a_word_boundary() -> None:
+    assert read_values("Under-fives ride the miniature railway free.") == []
+    assert read_values("Tickets for the over-sixties are half price.") == []
+    sixteen = check_values(
+        "The club keeps sixteen rowing boats.", "The club keeps six rowing boats."
+    )
+    assert sixteen.missing == ("sixteen",) and sixteen.conflicting == ("sixteen",)
+    assert check_values("Fourteen boats were repaired.", "boats repaired: 14").missing == ()
+
+
+def test_an_identifier_inside_a_longer_token_is_present() -> None:
+    log = '{"file": "BX-40_2032-01-09.log", "lines": 212}'
+    assert check_values("The log of BX-40 has 212 lines.", log).missing == ()
+    assert check_values("The log of BX-4 has 212 lines.", log).missing == ("BX-4",)
+    longer = '{"file": "BX-40.5_2032.log"}'
+    assert check_values("The log of BX-40 was kept.", longer).missing == ("BX-40",)
+
+
+def test_a_quantity_with_its_unit_in_a_column_header_is_present() -> None:
+    table = "day | volume_m3 | flow_l_per_min\n2032-02-03 | 212.5 | 14\nrows: 1"
+    check = check_values("The tank held 212.5 cubic metres on 3 February 2032.", table)
+    assert check.missing == () and check.conflicting == ()
+    odometer = "date | odometer_km\n2032-02-03 | 7,420"
+    changed = check_values("The van had done 7,420 miles.", odometer)
+    assert changed.missing == ("7,420 miles",) and changed.conflicting == ("7,420 miles",)
+
+
+def test_the_support_forest_is_monotonic_in_similarity_and_conflicts() -> None:
+    pytest.importorskip("sklearn")
+    from pytest_provenai.verify.forest import SUPPORT_MONOTONIC, fit_calibrator, load_table
+    from pytest_provenai.verify.runtime import SHIPPED_TABLE
+
+    cal = fit_calibrator(SHIPPED_TABLE)
+    assert cal.identity["params"]["support_monotonic"] == SUPPORT_MONOTONIC
+    rows = [dict(r["features"]) for r in load_table(SHIPPED_TABLE).split("validation")[:40]]
+    for feature, direction in SUPPORT_MONOTONIC.items():
+        low = [{**r, feature: 0.0} for r in rows]
+        high = [{**r, feature: 1.0} for r in rows]
+        for a, b in zip(cal.predict(low), cal.predict(high), strict=True):
+            assert (b.p_support - a.p_support) * direction >= -1e-9, feature
+
+
+SOURCE = (
+    "Harrow Vale Lifeboat\nThe Harrow Vale lifeboat station was opened in 1911 by the "
+    "Coastal Rescue Guild. It launched forty-two times in 2030, mostly to kayakers caught "
+    "by the ebb tide. The station did not answer any call in February."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "sentence", "expected"),
+    [
+        # the sentence less its quote marks and a word of punctuation
+        (
+            "the Harrow Vale lifeboat station was opened in 1911 by the Coastal Rescue Guild",
+            "The Harrow Vale lifeboat station was opened in 1911 by the Coastal Rescue Guild.",
+            True,
+        ),
+        # a pronoun subject replaced by the name the source states
+        (
+            "The Harrow Vale lifeboat launched forty-two times in 2030, mostly to kayakers "
+            "caught by the ebb tide.",
+            "It launched forty-two times in 2030, mostly to kayakers caught by the ebb tide.",
+            True,
+        ),
+        # a name the source never states
+        (
+            "The Calder Point lifeboat launched forty-two times in 2030, mostly to kayakers "
+            "caught by the ebb tide.",
+            "It launched forty-two times in 2030, mostly to kayakers caught by the ebb tide.",
+            False,
+        ),
+        # a run that leaves a negation behind in the sentence
+        (
+            "The station did answer any call in February",
+            "The station did not answer any call in February.",
+            False,
+        ),
+        ("The station answered calls.", "The station answered calls in February.", False),
+        # a paraphrase is no quotation (the calibrated score decides it)
+        (
+            "The Coastal Rescue Guild opened the Harrow Vale station in 1911.",
+            "The Harrow Vale lifeboat station was opened in 1911 by the Coastal Rescue Guild.",
+            False,
+        ),
+    ],
+)
+def test_a_claim_that_repeats_its_sentence_is_a_quotation(
+    claim: str, sentence: str, expected: bool
+) -> None:
+    from pytest_provenai.attribution.support import verbatim
+
+    assert verbatim(claim, sentence, SOURCE) is expected
+
+
+def test_a_quotation_is_rescued_only_without_a_conflict_or_a_missing_value() -> None:
+    from pytest_provenai.attribution.support import support_signals
+
+    sentence = "It launched forty-two times in 2030, mostly to kayakers caught by the ebb tide."
+
+    def rescued(claim: str) -> bool:
+        return support_signals(
+            claim, sentence, SOURCE, sentence, [SOURCE], structured=False
+        ).rescue_ok
+
+    assert rescued(
+        "The Harrow Vale lifeboat launched forty-two times in 2030, mostly to kayakers "
+        "caught by the ebb tide."
+    )
+    assert not rescued(
+        "The Harrow Vale lifeboat launched forty-three times in 2030, mostly to kayakers "
+        "caught by the ebb tide."
+    )
