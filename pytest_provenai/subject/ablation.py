@@ -30,11 +30,10 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from pytest_provenai._io import atomic_write_json, drop_cache_entry, sha256_text
-from pytest_provenai.cache_layout import mark_store
+from pytest_provenai._io import sha256_text
+from pytest_provenai.cache_store import KeyedStore, RejectedEntry, content_key
 from pytest_provenai.frozen.model import Case
 from pytest_provenai.subject.backends.base import (
     FAST_PATH_VERSION,
@@ -43,7 +42,6 @@ from pytest_provenai.subject.backends.base import (
     Generation,
     KVAblation,
 )
-from pytest_provenai.subject.cache import canonical_json
 from pytest_provenai.subject.kl import AblatedOutput, KLProfile, kl_profile
 from pytest_provenai.subject.parse import parse_output
 from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt
@@ -90,11 +88,10 @@ class AblationRun:
         }
 
 
-class KLCache:
+class KLCache(KeyedStore):
     """KL profiles on disk, addressed like generations; corrupt entries warn and recompute."""
 
-    def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
+    dropped = "provenai: KL cache entry {path} {why}; dropped and recomputed"
 
     @staticmethod
     def key(model_key: dict[str, Any], prompt: str, ablated: str, realised: list[int]) -> str:
@@ -106,39 +103,25 @@ class KLCache:
             "realised": realised,
             "prompt_version": PROMPT_VERSION,
         }
-        return sha256_text(canonical_json(payload))
-
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+        return content_key(payload)
 
     def get(self, key: str) -> KLProfile | None:
-        path = self._path(key)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as exc:  # a directory in its place, permissions, ...
-            return self._reject(path, f"cannot be read ({type(exc).__name__}: {exc})")
-        try:
-            data = json.loads(raw)
-            if not isinstance(data, dict) or data.get("key") != key:
-                raise ValueError("not an entry of this key")
-            kl = data["kl"]
-            if not isinstance(kl, dict) or not isinstance(kl.get("per_position"), list):
-                raise ValueError("no KL profile in it")
-            return KLProfile.from_dict(kl)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            return self._reject(path, f"is unreadable ({exc})")
+        def decode(raw: bytes) -> KLProfile:
+            try:
+                data = json.loads(raw)
+                if not isinstance(data, dict) or data.get("key") != key:
+                    raise ValueError("not an entry of this key")
+                kl = data["kl"]
+                if not isinstance(kl, dict) or not isinstance(kl.get("per_position"), list):
+                    raise ValueError("no KL profile in it")
+                return KLProfile.from_dict(kl)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise RejectedEntry(f"is unreadable ({exc})") from None
 
-    @staticmethod
-    def _reject(path: Path, why: str) -> None:
-        drop_cache_entry(
-            path, f"provenai: KL cache entry {path} {why}; dropped and recomputed", stacklevel=3
-        )
+        return self._read(key, decode)
 
     def put(self, key: str, profile: KLProfile) -> None:
-        mark_store(self.root)
-        atomic_write_json(self._path(key), {"key": key, "kl": profile.as_dict()})
+        self._write(key, {"key": key, "kl": profile.as_dict()})
 
 
 def ablated_resources(resources: list[Resource], removed: str) -> list[Resource]:

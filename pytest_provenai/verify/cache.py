@@ -36,9 +36,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from pytest_provenai._io import atomic_write_json, drop_cache_entry, sha256_file, sha256_text
-from pytest_provenai.cache_layout import mark_store
-from pytest_provenai.subject.cache import canonical_json
+from pytest_provenai._io import sha256_file, sha256_text
+from pytest_provenai.cache_store import KeyedStore, RejectedEntry, content_key
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -123,64 +122,39 @@ def record_key(recipe: Mapping[str, Any], kind: str, inputs: Any) -> str:
         "kind": kind,
         "inputs": _plain(inputs),
     }
-    return sha256_text(canonical_json(payload))
+    return content_key(payload)
 
 
-class RecordCache:
+class RecordCache(KeyedStore):
     """Attribution records (and their trace graphs) under ``root``, addressed by
     :func:`record_key`. ``hits``, ``misses``, ``corrupt`` and ``writes`` count this
     process's calls."""
 
-    def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
-        self.hits = 0
-        self.misses = 0
-        self.corrupt = 0
-        self.writes = 0
-
-    def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+    dropped = (
+        "provenai attribution cache: {path} {why}; the entry was dropped and will be recomputed"
+    )
 
     def get(self, key: str) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         """(record, graph or None) stored under ``key``, or None (missing or corrupt)."""
-        path = self.path(key)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            self.misses += 1
-            return None
-        except OSError as exc:  # a directory in its place, permissions, ...
-            self._reject(path, f"cannot be read ({type(exc).__name__}: {exc})")
-            return None
-        try:
-            entry = json.loads(raw.decode("utf-8"))
-            if not isinstance(entry, dict):
-                raise ValueError(f"holds a {type(entry).__name__}, not an object")
-            if entry.get("schema_version") != SCHEMA_VERSION:
-                raise ValueError(f"has schema_version {entry.get('schema_version')!r}")
-            if entry.get("key") != key:
-                raise ValueError("holds another key than its file name's")
-            record, graph = entry.get("record"), entry.get("graph")
-            if not isinstance(record, dict) or not (graph is None or isinstance(graph, dict)):
-                raise ValueError("has no record object")
-        except (UnicodeDecodeError, ValueError) as exc:
-            self._reject(path, f"is unreadable ({exc})")
-            return None
-        self.hits += 1
-        return record, graph
+
+        def decode(raw: bytes) -> tuple[dict[str, Any], dict[str, Any] | None]:
+            try:
+                entry = json.loads(raw.decode("utf-8"))
+                if not isinstance(entry, dict):
+                    raise ValueError(f"holds a {type(entry).__name__}, not an object")
+                if entry.get("schema_version") != SCHEMA_VERSION:
+                    raise ValueError(f"has schema_version {entry.get('schema_version')!r}")
+                if entry.get("key") != key:
+                    raise ValueError("holds another key than its file name's")
+                record, graph = entry.get("record"), entry.get("graph")
+                if not isinstance(record, dict) or not (graph is None or isinstance(graph, dict)):
+                    raise ValueError("has no record object")
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise RejectedEntry(f"is unreadable ({exc})") from None
+            return record, graph
+
+        return self._read(key, decode)
 
     def put(self, key: str, record: Mapping[str, Any], graph: Mapping[str, Any] | None) -> None:
         entry = {"schema_version": SCHEMA_VERSION, "key": key, "record": record, "graph": graph}
-        mark_store(self.root)
-        atomic_write_json(self.path(key), entry)
-        self.writes += 1
-
-    def _reject(self, path: Path, why: str) -> None:
-        self.corrupt += 1
-        self.misses += 1
-        drop_cache_entry(
-            path,
-            f"provenai attribution cache: {path} {why}; the entry was dropped and will be "
-            "recomputed",
-            stacklevel=3,
-        )
+        self._write(key, entry)
