@@ -35,14 +35,11 @@ from .devices import resolve_device_mlx
 from .divergence import common_prefix, first_divergence, shared_prefix
 from .libraries import library_versions, preload_mlx_blas, preloaded_mlx_blas, prepare_torch_import
 from .local import LocalModelGenerator, generate_tokens, open_model_folder
-from .speculative import Drafter, accept_block
+from .mlx_speculative import MLXSpeculativeDecoding, cache_offset
+from .speculative import Drafter
 from .tokenizer import check_continuation_ids, stop_token_ids
 
 PREFILL_STEP = 2048
-
-
-def _cache_offset(cache: list[Any]) -> int:
-    return int(getattr(cache[0], "offset", -1)) if cache else -1
 
 
 def mlx_identity(
@@ -82,7 +79,7 @@ def _quantization(folder: Path) -> Any:
     return config.get("quantization") or config.get("quantization_config")
 
 
-class MLXGenerator(LocalModelGenerator):
+class MLXGenerator(MLXSpeculativeDecoding, LocalModelGenerator):
     """A local HF-format model run greedily by mlx-lm. ``tokenizer``: the folder's tokenizer
     when the caller already loaded it (else mlx-lm's)."""
 
@@ -189,7 +186,7 @@ class MLXGenerator(LocalModelGenerator):
                 if backbone is None:
                     raise AttributeError("no backbone")
                 self._run_chunks(backbone, ids, cache)
-                if ids and _cache_offset(cache) != len(ids):
+                if ids and cache_offset(cache) != len(ids):
                     raise ValueError("backbone did not fill the cache")
                 return cache
             except (TypeError, AttributeError, ValueError):
@@ -255,7 +252,7 @@ class MLXGenerator(LocalModelGenerator):
         trimmed in place (mlx-lm's trimmable caches), or rebuilt where a layer cannot trim."""
         from mlx_lm.models.cache import can_trim_prompt_cache, trim_prompt_cache
 
-        offset = _cache_offset(cache)
+        offset = cache_offset(cache)
         if offset <= length:
             return cache
         if can_trim_prompt_cache(cache):
@@ -381,130 +378,3 @@ class MLXGenerator(LocalModelGenerator):
                 stats.add(one)
                 gens.append(generation)
         return GenerationBatch(generations=gens, forward_tokens=total, decode=stats)
-
-    def _decode_settled(
-        self,
-        cache: list[Any],
-        prompt_ids: list[int],
-        *,
-        forced: list[int],
-        lead: list[float],
-        drafter: Drafter,
-        hint: list[int],
-        max_new: int,
-        margin: float,
-    ) -> tuple[Generation, DecodeStats, int]:
-        """:meth:`_decode_one` from ``cache`` (the prompt + ``forced[:-1]``); at a near tie the
-        token is settled by :meth:`_replay` (``generate``'s own computation) and decoding goes
-        on in the replayed cache, as often as ties come. Returns the generation, what decoding
-        did and the tokens fed."""
-        stats = DecodeStats()
-        fed = 0
-        feed = (prompt_ids + forced)[-1]
-        while True:
-            generation, tokens, logprobs, one = self._decode_one(
-                cache,
-                forced=forced,
-                lead=lead,
-                feed=feed,
-                drafter=drafter,
-                hint=hint,
-                max_new=max_new,
-                margin=margin,
-            )
-            stats.add(one)
-            fed += one.verified
-            if generation is not None:
-                return generation, stats, fed
-            tok, logprob, cache = self._replay(prompt_ids, tokens)
-            stats.fallbacks += 1
-            fed += len(prompt_ids) + len(tokens)
-            forced, lead, feed, hint = [*tokens, tok], [*logprobs, logprob], tok, []
-            if tok in self.stop_ids or len(forced) >= max_new:
-                finish = "stop" if tok in self.stop_ids else "length"
-                return Generation(self.decode(forced), forced, lead, finish), stats, fed
-
-    def _replay(self, prompt_ids: list[int], decided: list[int]) -> tuple[int, float, list[Any]]:
-        """The next greedy token after ``decided`` exactly as :meth:`generate` computes it (the
-        same prefill, the decided tokens fed one per step with the same calls and
-        evaluations), so a near tie is settled the way ``generate`` settles it. Returns the
-        token, its log-probability and the cache (prompt + ``decided``)."""
-        import mlx.core as mx
-
-        cache = self._prefilled_cache(prompt_ids[:-1])
-        logits = self.model(mx.array([prompt_ids[-1:]], dtype=mx.int32), cache=cache)[0, -1]
-        for tok in [*decided, None]:
-            logits = logits.astype(mx.float32)
-            lp = logits - mx.logsumexp(logits, axis=-1, keepdims=True)
-            tok_arr = mx.argmax(lp, axis=-1)
-            mx.eval(tok_arr, lp)
-            if tok is None:
-                best = int(cast(Any, tok_arr.item()))
-                return best, float(lp[best].item()), cache
-            logits = self.model(mx.array([[tok]], dtype=mx.int32), cache=cache)[0, -1]
-        raise AssertionError("unreachable")
-
-    def _decode_one(
-        self,
-        cache: list[Any],
-        *,
-        forced: list[int],
-        lead: list[float],
-        feed: int,
-        drafter: Drafter,
-        hint: list[int],
-        max_new: int,
-        margin: float,
-    ) -> tuple[Generation | None, list[int], list[float], DecodeStats]:
-        """Greedy decoding resuming after the known output prefix ``forced`` (``cache`` holds
-        the prompt + ``forced[:-1]``; ``feed`` is the next token to feed), by speculative
-        re-alignment: each step feeds ``feed`` plus a block of drafts, keeps what
-        :func:`~.speculative.accept_block` accepts and trims the rest off the cache. At a near
-        tie the generation is ``None``, with the tokens decided before it."""
-        import mlx.core as mx
-        import numpy as np
-        from mlx_lm.models.cache import can_trim_prompt_cache
-
-        tokens, logprobs = list(forced), list(lead)
-        stats = DecodeStats()
-        finish = "length"
-        # rejected drafts are trimmed off the cache: a cache that cannot trim decodes plainly
-        speculate = can_trim_prompt_cache(cache)
-        while len(tokens) < max_new:
-            limit = max_new - len(tokens) - 1 if speculate else 0
-            drafts = drafter.propose(tokens, limit, hint)
-            hint = []
-            block = [feed, *drafts]
-            logits = self.model(mx.array([block], dtype=mx.int32), cache=cache)[0]
-            rows = logits.astype(mx.float32)
-            lp = rows - mx.logsumexp(rows, axis=-1, keepdims=True)
-            mx.eval(lp)
-            arr = np.array(lp, dtype=np.float32)
-            top2 = np.partition(arr, -2, axis=-1)[:, -2:]
-            gaps = (top2[:, 1] - top2[:, 0]).tolist()
-            accepted, nxt = accept_block(arr.argmax(axis=-1).tolist(), gaps, drafts, margin)
-            stats.drafted += len(drafts)
-            stats.verified += len(block)
-            stats.accepted += accepted
-            drafter.update(len(drafts), accepted)
-            ended = False
-            for i, tok in enumerate([*drafts[:accepted], *([] if nxt is None else [nxt])]):
-                tokens.append(tok)
-                logprobs.append(float(arr[i, tok]))
-                if tok in self.stop_ids:
-                    finish = "stop"
-                    ended = True
-                    break
-                if len(tokens) >= max_new:
-                    ended = True
-                    break
-            if ended:
-                break
-            if nxt is None:
-                return None, tokens, logprobs, stats
-            cache = self._cache_at(cache, [], _cache_offset(cache) - (len(block) - 1 - accepted))
-            feed = nxt  # (nothing to trim when nothing was drafted: the cache is never rebuilt)
-        generation = Generation(
-            text=self.decode(tokens), token_ids=tokens, logprobs=logprobs, finish_reason=finish
-        )
-        return generation, tokens, logprobs, stats
