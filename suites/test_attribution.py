@@ -17,8 +17,8 @@
   outputs.
 
 Strict gates: every probe blocked, no wrong attribution retained after repair, complete trace
-graphs, no gold access. The conflation label on every HotpotQA probe was strict until issue 23
-(46/50 now; see the gate). The other bounds are regression floors
+graphs, no gold access, the conflation label on every HotpotQA probe. The other bounds are
+regression floors
 under the values the shipped verifier measured, noted beside each.
 """
 
@@ -30,20 +30,20 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 
 # Gates of the hand-written test domains: regression floors just under the issue-23
 # verifier's measurement (docs/attribution.md), not the issue's targets.
-HANDWRITTEN_REJECT_F1 = 0.80  # measured 0.841
-HANDWRITTEN_VERDICT_ACCURACY = 0.72  # measured 0.755 (148/196); target 0.85
+HANDWRITTEN_REJECT_F1 = 0.82  # measured 0.848 (first round 0.841)
+HANDWRITTEN_VERDICT_ACCURACY = 0.75  # measured 0.781 (153/196; first round 148); target 0.85
 HANDWRITTEN_REPAIR = 0.95  # measured 1.0
-HANDWRITTEN_CONFLATION_LABEL = 0.5  # measured 6/10; target 1.0
-HANDWRITTEN_CONTROLS = 0.3  # measured 4/10; target 0.95
+HANDWRITTEN_CONFLATION_LABEL = 0.7  # measured 8/10 (first round 6/10); target 1.0
+HANDWRITTEN_CONTROLS = 0.6  # measured 7/10 (first round 4/10); target 0.95
 
 
 @pytest.mark.provenai_kind("mcp_trace")
 @pytest.mark.provenai_sets("synthetic-mcp-traces")
 @pytest.mark.attribution(
     trace_graph_complete=1.0,
-    reject_f1=0.85,  # measured 0.935 (issue 23; was 0.890)
+    reject_f1=0.85,  # measured 0.939 (issue 23; 0.935 first round, 0.890 before)
     source_accuracy=0.85,  # measured 0.921 (0.868-0.965)
-    verdict_accuracy=0.75,  # measured 0.785 (issue 23; was 0.805)
+    verdict_accuracy=0.75,  # measured 0.810 (issue 23; 0.785 first round, 0.805 before)
     decomposition_recall=0.95,  # measured 1.0
     repair_pass_rate=0.95,  # measured 1.0
 )
@@ -61,10 +61,10 @@ def test_synthetic_traces(
 @pytest.mark.provenai_sets("hotpotqa-claims-test")
 @pytest.mark.attribution(
     trace_graph_complete=1.0,
-    reject_f1=0.92,  # measured 0.951 (issue 23: no attribution flag, t = 0.65; was 0.979)
+    reject_f1=0.92,  # measured 0.971 (issue 23: no attribution flag, t = 0.55; was 0.979)
     source_accuracy=0.95,  # measured 0.978 (0.959-0.994)
-    verdict_accuracy=0.89,  # measured 0.921 (was 0.972 with the leaking flag)
-    decomposition_recall=0.95,  # measured 0.995
+    verdict_accuracy=0.89,  # measured 0.944 (was 0.972 with the leaking flag)
+    decomposition_recall=0.95,  # measured 0.972
     repair_pass_rate=0.95,  # measured 1.0
 )
 def test_hotpotqa_claims(
@@ -81,14 +81,13 @@ def test_hotpotqa_claims(
 @pytest.mark.provenai_sets("hotpotqa-conflation-probes")
 @pytest.mark.attribution(
     probe_block_rate=1.0,
-    # measured 46/50 with the issue-23 verifier (was 50/50): two probes score under the
-    # 0.65 threshold, one reads "No. 2 Squadron" as a negation, one is a list sentence —
-    # all four blocked, but not with the conflation label (docs/attribution.md)
-    conflation_label_rate=0.9,
+    # strict again (50/50): issue 23's first round measured 46/50 ("No. 2 Squadron" read
+    # as a negation, a sentence cut at "U.S.", near-verbatim claims under the threshold)
+    conflation_label_rate=1.0,
     wrong_attribution_retained_rate=0.0,
     trace_graph_complete=1.0,
     repair_pass_rate=0.95,  # measured 1.0
-    control_allow_rate=0.9,  # measured 46/50 (issue 23; was 50/50)
+    control_allow_rate=0.9,  # measured 50/50 (issue 23's first round: 46/50)
 )
 def test_conflation_probes(
     provenai_case: AnyCase,
