@@ -30,7 +30,7 @@ import pytest
 
 from pytest_provenai import configure, progress, selection
 from pytest_provenai.errors import FixtureSetError, ProvenaiError
-from pytest_provenai.finish import finish_run, write_summary
+from pytest_provenai.finish import EmptyShard, finish_run, write_summary
 from pytest_provenai.fixture_types import InfluenceFn, RecordFn
 from pytest_provenai.frozen.model import AnyCase
 from pytest_provenai.plan import plan_collection, shard_items
@@ -48,6 +48,7 @@ RESULTS_KEY = pytest.StashKey[RunResults]()
 GOLDEN_KEY = pytest.StashKey[GoldenBook]()
 REPORT_SINK = "provenai-report-sink"
 GOLDEN_BOOK = "provenai-golden"
+EMPTY_SHARD = "provenai-empty-shard"
 
 
 def _session(config: pytest.Config) -> ProvenaiSession:
@@ -60,10 +61,12 @@ def _live(config: pytest.Config) -> progress.LiveStatus | None:
 
 
 def _register(config: pytest.Config, state: ProvenaiSession) -> None:
-    """The plugin objects: the report sink (controller or only process) and the golden
-    book (every process)."""
+    """The plugin objects: the report sink (controller or only process; with a shard's
+    exit status), and the golden book (every process)."""
     if state.worker_id is None:
         config.pluginmanager.register(ReportSink(state.absorb_report), name=REPORT_SINK)
+        if state.settings.shard is not None and not config.option.collectonly:
+            config.pluginmanager.register(EmptyShard(), name=EMPTY_SHARD)
     book = GoldenBook(config, state.settings.golden, state.golden_scope)
     config.stash[GOLDEN_KEY] = book
     config.pluginmanager.register(book, name=GOLDEN_BOOK)
@@ -92,7 +95,7 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for name in (REPORT_SINK, GOLDEN_BOOK):
+    for name in (REPORT_SINK, GOLDEN_BOOK, EMPTY_SHARD):
         config.pluginmanager.unregister(name=name)
     progress.close_progress(config, _live(config))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -122,23 +123,71 @@ def test_a_bad_shard_option_is_a_usage_error(pytester: pytest.Pytester, value: s
 
 
 # -- three shards equal one run ---------------------------------------------------------------
-def test_three_shards_merged_equal_one_run(pytester: pytest.Pytester) -> None:
-    root = _project(pytester)
-    single = run(pytester, "-p", "no:xdist", "--snapshot-update")
-    assert single.ret == pytest.ExitCode.TESTS_FAILED  # citation_f1 >= 0.9 fails
-    one = results(root)
-    (root / "results.json").rename(root / "single.json")
+INI = """[pytest]
+provenai_fixtures = fixtures/mini
+provenai_backend = scripted:factory
+provenai_model = script.json
+provenai_results = results.json
+"""
 
+
+def _pytest(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """pytest in ``root`` as a user's shell runs it (no xdist worker variables inherited)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One project, run once whole (goldens recorded) and as 3 shards under three worker
+    layouts, plus a shard of another run (other --provenai-max-new-tokens); shared by the
+    merge tests below, which write only into their own folders."""
+    root = tmp_path_factory.mktemp("sharded")
+    freeze_records(root, _records())
+    use_scripted(root, SCRIPT)
+    (root / "tox.ini").write_text(INI, encoding="utf-8")
+    (root / "test_audit.py").write_text(TEST_FILE, encoding="utf-8")
+    single = _pytest(root, "-p", "no:xdist", "--snapshot-update")
+    assert single.returncode == 1, single.stdout  # citation_f1 >= 0.9 fails
+    (root / "results.json").rename(root / "single.json")
     layouts = {1: ["-p", "no:xdist"], 2: ["-n", "0"], 3: ["-n", "2"]}
-    shard_cases: list[set[str]] = []
+    out: dict[str, Any] = {"root": root, "single": root / "single.json", "stdout": {}}
     for k, layout in layouts.items():
-        out = root / f"shard-{k}.json"
-        r = run(pytester, *layout, f"--provenai-shard={k}/3", f"--provenai-results={out}")
+        path = root / f"shard-{k}.json"
+        r = _pytest(root, *layout, f"--provenai-shard={k}/3", f"--provenai-results={path}")
+        out[str(k)], out["stdout"][k] = path, (r.returncode, r.stdout)
+    other = root / "other-2.json"
+    r = _pytest(
+        root,
+        "-p",
+        "no:xdist",
+        "--provenai-shard=2/3",
+        "--provenai-max-new-tokens=16",
+        f"--provenai-results={other}",
+        "--provenai-golden=golden-other",
+        "--snapshot-update",
+    )
+    assert r.returncode == 0, r.stdout
+    out["other"] = other
+    return out
+
+
+def test_three_shards_merged_equal_one_run(sharded: dict[str, Any], tmp_path: Path) -> None:
+    one = json.loads(sharded["single"].read_text(encoding="utf-8"))
+    shard_cases: list[set[str]] = []
+    for k in (1, 2, 3):
+        code, stdout = sharded["stdout"][k]
         # its own tests and golden comparisons pass: exit 0, the gates provisional (skipped)
-        assert r.ret == pytest.ExitCode.OK, r.stdout.str()
-        r.stdout.fnmatch_lines([f"*shard {k}/3: * of {N_CASES} cases; gates provisional*"])
-        assert "unused" not in r.stdout.str()  # other shards' goldens are not "unused"
-        data = json.loads(out.read_text(encoding="utf-8"))
+        assert code == 0, stdout
+        assert f"shard {k}/3: " in stdout and f" of {N_CASES} cases; gates provisional" in stdout
+        assert "unused" not in stdout  # other shards' goldens are not "unused"
+        data = json.loads(sharded[str(k)].read_text(encoding="utf-8"))
         assert all(g["provisional"] for g in data["gates"])
         assert data["shard"]["spec"] == f"{k}/3"
         shard_cases.append(set(data["shard"]["cases"]))
@@ -149,66 +198,27 @@ def test_three_shards_merged_equal_one_run(pytester: pytest.Pytester) -> None:
     assert set().union(*shard_cases) == {f"mini/case-{i:02d}" for i in range(N_CASES)}
     assert sum(len(c) for c in shard_cases) == N_CASES  # each case in exactly one shard
 
-    shards = [root / f"shard-{k}.json" for k in (3, 1, 2)]  # any order
-    code = _merge(*shards, "--out", root / "merged.json", "--junitxml", root / "gates.xml")
+    shards = [sharded[k] for k in ("3", "1", "2")]  # any order
+    merged_path = tmp_path / "merged.json"
+    code = _merge(*shards, "--out", merged_path, "--junitxml", tmp_path / "gates.xml")
     assert code == 1  # the failed gate fails the merge, as it failed the single run
-    merged = json.loads((root / "merged.json").read_text(encoding="utf-8"))
+    merged = json.loads(merged_path.read_text(encoding="utf-8"))
     assert merged["records"] == one["records"]
     assert merged["aggregates"] == one["aggregates"]
     assert merged["gates"] == one["gates"]
     assert "shard" not in merged
     assert [g["passed"] for g in merged["gates"]] == [True, False]
-    junit = (root / "gates.xml").read_text(encoding="utf-8")
+    junit = (tmp_path / "gates.xml").read_text(encoding="utf-8")
     assert junit.count("<testcase") == 2 and junit.count("<failure") == 1
     assert 'name="gate[fidelity.citation_f1]"' in junit
 
     # the merged file is a normal results file: report and compare take it
-    assert main(["report", str(root / "merged.json"), "--out", str(root / "m.html")]) == 0
-    assert (
-        main(
-            [
-                "compare",
-                str(root / "single.json"),
-                str(root / "merged.json"),
-                "--fail-on-regression",
-            ]
-        )
-        == 0
-    )
+    assert main(["report", str(merged_path), "--out", str(tmp_path / "m.html")]) == 0
+    base = str(sharded["single"])
+    assert main(["compare", base, str(merged_path), "--fail-on-regression"]) == 0
 
 
 # -- bad merges: one line, exit 2, nothing written --------------------------------------------
-@pytest.fixture
-def shards(pytester: pytest.Pytester) -> dict[str, Path]:
-    root = _project(pytester)
-    assert run(pytester, "-p", "no:xdist", "--snapshot-update").ret == 1
-    paths = {}
-    for k in (1, 2, 3):
-        out = root / f"shard-{k}.json"
-        assert (
-            run(
-                pytester, "-p", "no:xdist", f"--provenai-shard={k}/3", f"--provenai-results={out}"
-            ).ret
-            == 0
-        )
-        paths[f"{k}"] = out
-    other = root / "other-2.json"
-    r = run(
-        pytester,
-        "-p",
-        "no:xdist",
-        "--provenai-shard=2/3",
-        "--provenai-max-new-tokens=16",
-        f"--provenai-results={other}",
-        "--provenai-golden=golden-other",
-        "--snapshot-update",
-    )
-    assert r.ret == 0
-    paths["other"] = other
-    paths["root"] = root
-    return paths
-
-
 def _refused(capsys: pytest.CaptureFixture[str], out: Path, *args: str | Path) -> str:
     code = _merge(*args, "--out", out)
     err = capsys.readouterr().err.strip()
@@ -219,27 +229,26 @@ def _refused(capsys: pytest.CaptureFixture[str], out: Path, *args: str | Path) -
 
 
 def test_bad_merges_are_refused(
-    shards: dict[str, Path], capsys: pytest.CaptureFixture[str]
+    sharded: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = shards["root"]
-    out = root / "merged.json"
-    s1, s2, s3 = shards["1"], shards["2"], shards["3"]
+    out = tmp_path / "merged.json"
+    s1, s2, s3 = sharded["1"], sharded["2"], sharded["3"]
 
     err = _refused(capsys, out, s1, s2)
     assert "shard(s) 3/3 not given" in err and "mini/case-" in err and "--allow-missing" in err
     err = _refused(capsys, out, s1, s2, s2, s3)
     assert f"{s2} and {s2} are both shard 2/3" in err
-    err = _refused(capsys, out, s1, shards["other"], s3)
+    err = _refused(capsys, out, s1, sharded["other"], s3)
     assert "are not shards of one run: " in err and "options.max_new_tokens (128 vs 16)" in err
-    err = _refused(capsys, out, s1, s2, root / "results.json", s3)
+    err = _refused(capsys, out, s1, s2, sharded["single"], s3)
     assert "not a shard's results" in err
 
-    truncated = root / "truncated.json"
+    truncated = tmp_path / "truncated.json"
     truncated.write_text(s3.read_text(encoding="utf-8")[:-40], encoding="utf-8")
     err = _refused(capsys, out, s1, s2, truncated)
     assert str(truncated) in err
 
-    foreign = root / "foreign.json"
+    foreign = tmp_path / "foreign.json"
     data = json.loads(s3.read_text(encoding="utf-8"))
     moved = json.loads(s1.read_text(encoding="utf-8"))["records"]["test_audit.py::test_fid"][0]
     data["records"]["test_audit.py::test_fid"].append(moved)
@@ -247,7 +256,7 @@ def test_bad_merges_are_refused(
     err = _refused(capsys, out, s1, s2, foreign)
     assert f"{foreign}#/records/test_audit.py::test_fid/" in err and "not in shard 3/3" in err
 
-    edited = root / "edited.json"
+    edited = tmp_path / "edited.json"
     data = json.loads(s3.read_text(encoding="utf-8"))
     data["shard"]["cases"] = data["shard"]["cases"][1:]
     edited.write_text(json.dumps(data), encoding="utf-8")
@@ -256,38 +265,32 @@ def test_bad_merges_are_refused(
 
 
 def test_allow_missing_fails_the_gates_closed(
-    shards: dict[str, Path], capsys: pytest.CaptureFixture[str]
+    sharded: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = shards["root"]
-    out = root / "merged.json"
-    assert _merge(shards["1"], shards["3"], "--out", out, "--allow-missing") == 1
-    text = capsys.readouterr().out
-    assert "not audited (shards missing; their gates fail closed)" in text
+    out = tmp_path / "merged.json"
+    assert _merge(sharded["1"], sharded["3"], "--out", out, "--allow-missing") == 1
+    assert "not audited (shards missing; their gates fail closed)" in capsys.readouterr().out
     merged = json.loads(out.read_text(encoding="utf-8"))
     gates = merged["gates"]
     assert not any(g["passed"] for g in gates)
     assert all("produced no record (fail closed)" in g["reason"] for g in gates)
     holes = [r for r in merged["records"]["test_audit.py::test_fid"] if "missing" in r]
-    two = json.loads(shards["2"].read_text(encoding="utf-8"))["shard"]["cases"]
+    two = json.loads(sharded["2"].read_text(encoding="utf-8"))["shard"]["cases"]
     assert sorted("mini/" + h["case_id"] for h in holes) == sorted(two)
     assert all("shard 2/3 was not merged" in h["missing"] for h in holes)
 
 
 def test_unused_golden_files_are_reported_by_the_merge(
-    shards: dict[str, Path], pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+    sharded: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = shards["root"]
-    folder = next(
-        p for p in (root / "golden").rglob("*.json") if p.name == "test_fid[case-00].json"
-    ).parent
-    shutil.copy(folder / "test_fid[case-00].json", folder / "test_fid[case-gone].json")
-    paths = []
-    for k in (1, 2, 3):
-        out = root / f"g-{k}.json"
-        r = run(pytester, "-p", "no:xdist", f"--provenai-shard={k}/3", f"--provenai-results={out}")
-        assert r.ret == 1  # every shard sees the orphan, as a single run would
-        paths.append(out)
-    assert _merge(*paths, "--out", root / "merged.json") == 1
+    root = tmp_path / "project"
+    shutil.copytree(sharded["root"], root)
+    goldens = [p for p in (root / "golden").rglob("*.json") if p.name == "test_fid[case-00].json"]
+    shutil.copy(goldens[0], goldens[0].with_name("test_fid[case-gone].json"))
+    out = root / "g-1.json"
+    r = _pytest(root, "-p", "no:xdist", "--provenai-shard=1/3", f"--provenai-results={out}")
+    assert r.returncode == 1, r.stdout  # the shard sees the orphan, as a single run would
+    assert _merge(out, sharded["2"], sharded["3"], "--out", root / "merged.json") == 1
     text = capsys.readouterr().out
     assert "1 golden file(s) unused" in text and "test_fid[case-gone].json" in text
 
@@ -370,3 +373,53 @@ def test_shards_over_two_llama_servers_give_the_single_runs_records(
     assert merged["gates"] == one["gates"]
     endpoints = {m["endpoint"] for m in merged["models"].values()}
     assert endpoints == {llama_base_url, second}  # both servers served both shards
+
+
+def _collected(pytester: pytest.Pytester, *args: str) -> set[str]:
+    result = run(pytester, "-p", "no:xdist", "--collect-only", "-q", *args)
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), (
+        result.stdout.str()
+    )
+    return {line for line in result.stdout.lines if "::" in line}
+
+
+def test_shards_split_the_sample_after_k_and_keep_a_case_together(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester)
+    pytester.makepyfile(
+        test_second="""
+        def test_other(provenai_case):
+            assert provenai_case.id
+        """
+    )
+    for args in (["--provenai-sample=7", "-k", "not case-03"],):
+        whole = _collected(pytester, *args)
+        parts = [_collected(pytester, *args, f"--provenai-shard={k}/3") for k in (1, 2, 3)]
+        assert set().union(*parts) == whole  # sample first, then -k, then the shard
+        assert sum(len(p) for p in parts) == len(whole)
+        for part in parts:  # every suite of a case in the same shard
+            cases = {line.split("[", 1)[1] for line in part if "[" in line}
+            for case in cases:
+                assert f"test_audit.py::test_fid[{case}" in part
+                assert f"test_second.py::test_other[{case}" in part
+    assert not parts[0]  # the sample holds no case of shard 1 (case-08 is its only one)
+
+
+def test_a_shard_that_draws_no_case_exits_0_and_still_merges(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(pytester)
+    assert run(pytester, "-p", "no:xdist", "--provenai-sample=7", "--snapshot-update").ret == 1
+    one = results(root)
+    paths = []
+    for k in (1, 2, 3):
+        out = root / f"s{k}.json"
+        r = run(pytester, "-p", "no:xdist", "--provenai-sample=7", f"--provenai-shard={k}/3",
+                f"--provenai-results={out}")  # fmt: skip
+        assert r.ret == pytest.ExitCode.OK, r.stdout.str()
+        paths.append(out)
+    assert json.loads(paths[0].read_text(encoding="utf-8"))["shard"]["cases"] == []
+    assert _merge(*paths, "--out", root / "merged.json") == 1
+    merged = json.loads((root / "merged.json").read_text(encoding="utf-8"))
+    assert merged["records"] == one["records"] and merged["gates"] == one["gates"]
