@@ -26,7 +26,7 @@ import os
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_provenai._io import atomic_write_text
 from pytest_provenai.errors import GoldenError
+from pytest_provenai.golden_rules import differences, explain
 
 SNAPSHOT_SCHEMA_VERSION = 1
 FLOAT_PLACES = 4
@@ -95,6 +96,16 @@ def golden_stem(name: str) -> str:
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:_DIGEST_HEX]
     prefix = stem.encode("utf-8")[: budget - 1 - _DIGEST_HEX].decode("utf-8", "ignore")
     return f"{prefix}~{digest}"
+
+
+def _parsed(text: Any) -> Any:
+    """A golden file's (or a rendered record's) JSON, or None when it is not JSON."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 # -- symlinks ------------------------------------------------------------------------------
@@ -220,6 +231,26 @@ class VerdictExtension(SingleFileSnapshotExtension):
 
     def serialize(self, data: Any, **kwargs: Any) -> str:
         return render(data)
+
+    def matches(self, *, serialized_data: Any, snapshot_data: Any) -> bool:
+        """Verdicts exactly, measured numbers within their tolerance (golden_rules.py): a
+        record inside every tolerance matches, so ``--snapshot-update`` leaves its golden
+        file as it is (no churn from noise)."""
+        if serialized_data == snapshot_data:
+            return True
+        golden, now = _parsed(snapshot_data), _parsed(serialized_data)
+        if golden is None or now is None:
+            return False
+        return next(differences(golden, now), None) is None
+
+    def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
+        """Each field outside its tolerance (both values, the tolerance) and each changed
+        exact field; a golden file that is not JSON gets syrupy's line diff."""
+        golden, now = _parsed(snapshot_data), _parsed(serialized_data)
+        if golden is None or now is None:
+            yield from super().diff_lines(serialized_data, snapshot_data)
+            return
+        yield from explain(golden, now)
 
     @classmethod
     def dirname(cls, *, test_location: Any) -> str:
