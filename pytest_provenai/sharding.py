@@ -84,11 +84,12 @@ def package_version() -> str:
         return "unknown"
 
 
-# Options that never change a record: where files go, which device or server computes, how
-# long to wait, how progress is shown. Everything else in the results' ``options`` must be
-# equal across the shards of one run.
+# Options that never change a record: where files go (paths differ between machines; the
+# model's identity and the fixture sets' digests are compared instead of the model and
+# fixture paths), which device or server computes, how long to wait. Everything else in
+# the results' ``options`` must be equal across the shards of one run.
 RECORD_OPTIONS_DROPPED: dict[str, tuple[str, ...]] = {
-    "": ("fixtures", "golden", "cache", "device", "devices", "timeout", "report"),
+    "": ("fixtures", "model", "golden", "cache", "device", "devices", "timeout", "report"),
     "served": ("base_urls", "max_concurrency", "request_timeout"),
     "attribution": ("mcp_traces", "verify_judge_timeout"),
 }

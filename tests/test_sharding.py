@@ -19,7 +19,7 @@ from project import freeze_records, results, run, use_scripted, write_ini
 
 from pytest_provenai.cli import main
 from pytest_provenai.errors import ConfigError
-from pytest_provenai.sharding import ShardSpec, case_key, shard_of
+from pytest_provenai.sharding import ShardSpec, case_key, fingerprint, shard_of
 
 pytest_plugins = ["pytester"]
 
@@ -423,3 +423,42 @@ def test_a_shard_that_draws_no_case_exits_0_and_still_merges(
     assert _merge(*paths, "--out", root / "merged.json") == 1
     merged = json.loads((root / "merged.json").read_text(encoding="utf-8"))
     assert merged["records"] == one["records"] and merged["gates"] == one["gates"]
+
+
+def test_the_fingerprint_ignores_where_files_are_and_sees_what_changes_records() -> None:
+    base = {
+        "backend": "transformers",
+        "model": "/home/a/model.gguf",
+        "fixtures": ["/home/a/fixtures/mini"],
+        "cache": "/home/a/.provenai-cache",
+        "golden": "golden",
+        "device": "cpu",
+        "sample": None,
+        "seed": 42,
+        "max_new_tokens": 128,
+        "served": {"base_urls": ["http://a/v1"], "top_logprobs": 20},
+        "attribution": {"mcp_traces": "/home/a/t", "verify_threshold": None},
+    }
+    model = [{"name": "m", "weights_sha256": "ab", "decoding": {}, "device": "cpu"}]
+    moved = {
+        **base,
+        "model": "/srv/b/model.gguf",
+        "fixtures": ["/srv/b/mini"],
+        "cache": "/tmp/c",
+        "device": "cuda:0",
+        "served": {"base_urls": ["http://b/v1"], "top_logprobs": 20},
+        "attribution": {"mcp_traces": None, "verify_threshold": None},
+    }
+    other_gpu = [{**model[0], "device": "cuda:0"}]
+    assert fingerprint(base, {"mini": "1"}, model) == fingerprint(moved, {"mini": "1"}, other_gpu)
+    for changed in (
+        {**base, "max_new_tokens": 32},
+        {**base, "seed": 7},
+        {**base, "served": {"base_urls": [], "top_logprobs": 5}},
+    ):
+        assert fingerprint(changed, {"mini": "1"}, model) != fingerprint(base, {"mini": "1"}, model)
+    assert fingerprint(base, {"mini": "2"}, model) != fingerprint(base, {"mini": "1"}, model)
+    other_weights = [{**model[0], "weights_sha256": "cd"}]
+    assert fingerprint(base, {"mini": "1"}, other_weights) != fingerprint(
+        base, {"mini": "1"}, model
+    )
