@@ -28,6 +28,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from pytest_provenai import gates as gates_mod
+from pytest_provenai.audit.stats import DEFAULT_SEED
 from pytest_provenai.errors import ResultsError
 from pytest_provenai.report.results import RunResults, build_results, load_results, order_records
 from pytest_provenai.sharding import ShardSection, case_key, shard_of
@@ -186,7 +187,7 @@ def merge_shards(paths: Sequence[Path], *, allow_missing: bool = False) -> Merge
     ordered = order_records(records)
 
     first = shards[0][1]
-    seed = int(first.options.get("seed", 0))
+    seed = int(first.options.get("seed", DEFAULT_SEED))
     gate_specs = sorted(
         (gates_mod.GateSpec.from_dict(g) for g in whole.gates),
         key=lambda s: (s.test, s.marker, s.metric),
