@@ -96,6 +96,11 @@ def test_greedy_tokens_and_logprobs_agree(pair: tuple[Any, Any], question: str) 
 
 
 FACTS = ["Zorbia's capital is Quellin.", "Zorbia is cold.", "Quellin has a river."]
+# A tie margin wide enough that some decoding steps are near ties (replayed by generate's own
+# computation), narrow enough that few are: each replay re-runs the prompt. The divergent
+# ablations' closest top-two gaps are 0.05, 0.16 and 0.16 nats: 3 replays in the ablation
+# pass and 2 in generate_many at 0.2 (7 and 5 at 0.5, which took 1.5x as long).
+WIDE_MARGIN = 0.2
 ASK = " Question: What is the capital of Zorbia?"
 
 
@@ -113,8 +118,9 @@ def _facts_prompt(gen: Any, facts: list[str]) -> str:
 def test_mlx_fast_paths_give_mlx_naive_outputs(pair: tuple[Any, Any]) -> None:
     """mlx's ablation_pass (prefix KV reuse through mlx-lm's trimmable caches, speculative
     re-alignment) and generate_many give exactly mlx's own generate outputs, on short real
-    prompts (mlx[cpu] on Linux is slow); with a 0.5-nat tie margin most tokens are near ties,
-    settled by replaying generate's computation, and the outputs do not move."""
+    prompts (mlx[cpu] on Linux is slow); with a wide tie margin (:data:`WIDE_MARGIN`) some
+    tokens are near ties, settled by replaying generate's computation, and the outputs do
+    not move."""
     _, m = pair
     full = _facts_prompt(m, FACTS)
     variants = [_facts_prompt(m, [f for f in FACTS if f != x]) for x in FACTS]
@@ -129,9 +135,9 @@ def test_mlx_fast_paths_give_mlx_naive_outputs(pair: tuple[Any, Any]) -> None:
         if v.divergence is None:
             assert v.generation.token_ids == realised == n
 
-    tight = m.ablation_pass(full, variants, realised, margin=0.5)
+    tight = m.ablation_pass(full, variants, realised, margin=WIDE_MARGIN)
     assert [v.generation.token_ids for v in tight.variants] == naive
     assert tight.decode.fallbacks >= 1
 
-    many = m.generate_many(variants[:2], margin=0.5)
+    many = m.generate_many(variants[:2], margin=WIDE_MARGIN)
     assert [g.token_ids for g in many.generations] == naive[:2]
