@@ -46,12 +46,15 @@ def test_frozen_traces_and_probes_are_verified_gated_and_snapshotted(
 ) -> None:
     root = trace_project(
         pytester,
-        "trace_graph_complete=1.0, probe_block_rate=1.0, reject_f1=0.99",
+        "trace_graph_complete=1.0, probe_block_rate=1.0, decomposition_precision=0.99",
         "synthetic-mcp-traces",
         "hotpotqa-conflation-probes",
     )
     result = run(pytester, "--snapshot-update", "--provenai-sample=3", "-p", "no:xdist")
-    result.assert_outcomes(passed=8, failed=1)  # 6 cases, 3 gates (reject_f1 fails)
+    # 6 cases, 3 gates; decomposition_precision fails (0.96 on this sample: a split the
+    # decomposer makes that the gold does not). A verifier gate would not do: the verifier
+    # gets every claim of these 6 cases right since issue 23's second round
+    result.assert_outcomes(passed=8, failed=1)
     data = results(root)
     recs = data["records"]["test_attr.py::test_attr"]
     assert len(recs) == 6
@@ -71,13 +74,13 @@ def test_frozen_traces_and_probes_are_verified_gated_and_snapshotted(
     assert "counts" in metrics["verdict_macro_f1"]  # pooled counts, one macro F1
     gate = {g["metric"]: g for g in data["gates"]}
     assert gate["trace_graph_complete"]["passed"]
-    assert not gate["reject_f1"]["passed"]  # 0.99 is above what the verifier measures
+    assert not gate["decomposition_precision"]["passed"]  # 0.99 is above what it measures
     assert result.ret == 1
     result.stdout.fnmatch_lines(
         [
             "*test_attr.py::test_attr: attribution n=6*",
             "*reject_f1*",
-            "*FAIL test_attr.py::test_attr attribution.reject_f1*",
+            "*FAIL test_attr.py::test_attr attribution.decomposition_precision*",
         ]
     )
     golden = sorted((root / "golden" / "attribution-verifier" / "test_attr").iterdir())
