@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 __all__ = ["MAX_DEPTH", "check_line", "serve_stdio"]
 
 MAX_DEPTH = 64
+END_OF_INPUT_GRACE = 30.0  # seconds the server still answers requests after stdin closes
 """Deepest nesting a message may have (MCP messages nest a handful of levels)."""
 
 PARSE_ERROR = -32700
@@ -152,7 +153,8 @@ def check_line(line: bytes, *, opened: bool) -> tuple[dict[str, Any] | None, dic
 
 def serve_stdio(mcp: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
     """Run the SDK server ``mcp`` (an ``MCPServer``) over stdin/stdout through
-    :func:`check_line` (see the module docstring). Returns when stdin closes."""
+    :func:`check_line` (see the module docstring). Returns when stdin closes, once every
+    request already read is answered (at most :data:`END_OF_INPUT_GRACE` seconds)."""
     import anyio
 
     anyio.run(_serve, mcp, stdin or sys.stdin.buffer, stdout or sys.stdout.buffer)
@@ -169,6 +171,9 @@ async def _serve(mcp: Any, stdin: BinaryIO, stdout: BinaryIO) -> None:
     replies_send, replies = anyio.create_memory_object_stream[dict[str, Any]](16)
     out = anyio.wrap_file(stdout)
     lock = anyio.Lock()
+    # requests handed to the server and not yet answered: at the end of stdin the reader
+    # waits for them (the SDK would cancel a handler still running when its input closes)
+    pending: set[str] = set()
 
     async def write(obj: dict[str, Any]) -> None:
         async with lock:
@@ -204,7 +209,12 @@ async def _serve(mcp: Any, stdin: BinaryIO, stdout: BinaryIO) -> None:
                     and _MODERN_KEY in message["params"]["_meta"]
                 ):
                     opened = True
+                if "method" in message and message.get("id") is not None:
+                    pending.add(json.dumps(message["id"]))
                 await to_server_send.send(SessionMessage(parsed))
+            with anyio.move_on_after(END_OF_INPUT_GRACE):
+                while pending:
+                    await anyio.sleep(0.01)
 
     async def writer() -> None:
         async with from_server:
@@ -222,10 +232,12 @@ async def _serve(mcp: Any, stdin: BinaryIO, stdout: BinaryIO) -> None:
                             "Internal error: the reply could not be written as UTF-8 JSON",
                         )
                     )
+                    pending.discard(json.dumps(id_))
                     continue
                 async with lock:
                     await out.write(data + b"\n")
                     await out.flush()
+                pending.discard(json.dumps(getattr(msg, "id", None)))
 
     async def errors() -> None:
         async with replies:
