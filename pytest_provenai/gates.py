@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_provenai.audit.metrics import Metric, summarise_metric
+from pytest_provenai.audit.metrics import Metric, MetricSummary, summarise_metric
 from pytest_provenai.errors import ConfigError
 from pytest_provenai.metric_registry import MARKER_METRICS, MARKERS
 
@@ -115,16 +115,16 @@ def evaluate(spec: GateSpec, records: list[dict[str, Any]], *, seed: int) -> Gat
 
     if not present:
         return fail("no records: the metric could not be computed (fail closed)")
-    summary = summarise_metric(metric, present, seed=seed)
-    if summary["error"] is not None:
-        return fail(f"metric could not be computed: {summary['error']} (fail closed)")
-    if summary["undefined"] and not metric.pooled:
+    summary = MetricSummary.from_json(summarise_metric(metric, present, seed=seed))
+    if summary.error is not None:
+        return fail(f"metric could not be computed: {summary.error} (fail closed)")
+    if summary.undefined and not metric.pooled:
         first = next(r for r in present if _undefined(metric, r))
         return fail(f"metric missing for case {first.get('case_id')!r} (fail closed)")
-    if summary["value"] is None:
+    if summary.value is None:
         return fail("metric undefined for every case (fail closed)")
-    value = float(summary["value"])
-    ci = (float(summary["ci"][0]), float(summary["ci"][1])) if summary["ci"] else None
+    value = float(summary.value)
+    ci = (float(summary.ci[0]), float(summary.ci[1])) if summary.ci else None
     if missing:
         return fail(f"{missing} case(s) produced no record (fail closed)", value, ci)
     ok = value >= spec.bound if metric.higher_is_better else value <= spec.bound

@@ -481,9 +481,11 @@ def test_attribution_results_are_computed_once_and_rendered_by_summary_json_and_
     assert summary is not None
     # the probe and session rates do not apply to trace records: left out, not shown as 0
     assert "probe_block_rate" not in summary and "session_allow_rate" not in summary
-    pooled = macro_f1(summary["verdict_macro_f1"]["counts"])
-    assert summary["verdict_macro_f1"]["value"] == pytest.approx(pooled)
-    assert summary["reject_recall"]["denominator"] == 3
+    counts = summary["verdict_macro_f1"].counts
+    assert counts is not None
+    pooled = macro_f1(counts)
+    assert summary["verdict_macro_f1"].value == pytest.approx(pooled)
+    assert summary["reject_recall"].denominator == 3
     lines = summary_lines(base)
     assert any(
         line.endswith("attribution n=3  (pooled over claims, 95% CI by trace)") for line in lines
@@ -501,8 +503,8 @@ def test_attribution_results_are_computed_once_and_rendered_by_summary_json_and_
     new_summary = _results(fixed).tests["suites/test_attribution.py::test_trace"].attribution
     assert new_summary is not None
     # the comparison uses the same pooled statistic as the summaries, not a per-case mean
-    assert f1.base == pytest.approx(summary["verdict_macro_f1"]["value"])
-    assert f1.new == pytest.approx(new_summary["verdict_macro_f1"]["value"])
+    assert f1.base == pytest.approx(summary["verdict_macro_f1"].value)
+    assert f1.new == pytest.approx(new_summary["verdict_macro_f1"].value)
     assert f1.diff is not None and f1.diff > 0 and f1.ci is not None
     assert diffs["verdict_accuracy"].diff == pytest.approx(4 / 5 - 3 / 5)
 

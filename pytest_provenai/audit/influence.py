@@ -32,10 +32,21 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.audit.answer import normalize_answer
-from pytest_provenai.audit.metrics import COUNT, Metric, aggregate, metric_table
+from pytest_provenai.audit.metrics import (
+    COUNT,
+    Metric,
+    MetricSummary,
+    aggregate,
+    json_int,
+    json_object,
+    metric_table,
+    summaries_from_json,
+    summaries_to_json,
+)
 from pytest_provenai.audit.stats import DEFAULT_SEED
 from pytest_provenai.subject.kl import AblatedOutput
 
@@ -283,6 +294,43 @@ INFLUENCE_METRICS: dict[str, Metric] = metric_table(
     ]
 )
 """The influence metrics, the names ``@pytest.mark.influence(...)`` gates accept."""
+
+
+@dataclass(frozen=True)
+class InfluenceSummary:
+    """:func:`influence_summary` as a type (the results JSON's ``aggregates.<test>.influence``):
+    cases ``measured`` and ``not_measured``, the verdict totals over all resources (in
+    :data:`VERDICTS` order), the cases showing the citation–influence gap and the gate
+    metrics' summaries (none when no case was measured)."""
+
+    measured: int
+    not_measured: int
+    verdicts: dict[str, int]
+    gap_cases: int
+    metrics: dict[str, MetricSummary]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "measured": self.measured,
+            "not_measured": self.not_measured,
+            "verdicts": dict(self.verdicts),
+            "gap_cases": self.gap_cases,
+            "metrics": summaries_to_json(self.metrics),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> InfluenceSummary:
+        d = json_object(data, "influence summary")
+        return cls(
+            measured=json_int(d["measured"], "measured"),
+            not_measured=json_int(d["not_measured"], "not_measured"),
+            verdicts={
+                str(k): json_int(v, f"verdicts.{k}")
+                for k, v in json_object(d["verdicts"], "verdicts").items()
+            },
+            gap_cases=json_int(d["gap_cases"], "gap_cases"),
+            metrics=summaries_from_json(d["metrics"]),
+        )
 
 
 def influence_summary(

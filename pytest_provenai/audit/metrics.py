@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pytest_provenai.audit.stats import (
     DEFAULT_LEVEL,
@@ -46,8 +46,11 @@ __all__ = [
     "COUNT",
     "RATE",
     "Metric",
+    "MetricSummary",
     "aggregate",
     "metric_table",
+    "summaries_from_json",
+    "summaries_to_json",
     "summarise_metric",
 ]
 
@@ -143,6 +146,126 @@ class Metric:
             "pooled": self.pooled,
             "interval": self.interval,
         }
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    """One metric over one test's records, as :func:`summarise_metric` computes it and the
+    results JSON keeps it: ``value`` with its 95% ``ci`` (None when undefined or unreadable),
+    ``n`` records, ``undefined`` (cases counted as 0, or pooled records with a zero
+    denominator), ``error`` (a record the metric could not read); a pooled ratio adds its
+    pooled ``numerator`` and ``denominator``, a pooled-counts metric its summed ``counts``.
+
+    :meth:`to_json` gives exactly :func:`summarise_metric`'s dict, :meth:`from_json` reads
+    it back (ValueError/TypeError/KeyError when it is not one)."""
+
+    value: float | None
+    ci: tuple[float, float] | None
+    n: int
+    undefined: int = 0
+    error: str | None = None
+    numerator: float | None = None
+    denominator: float | None = None
+    counts: dict[str, float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "value": self.value,
+            "ci": json_ci(self.ci),
+            "n": self.n,
+            "undefined": self.undefined,
+            "error": self.error,
+        }
+        if self.numerator is not None or self.denominator is not None:
+            out["numerator"] = self.numerator
+            out["denominator"] = self.denominator
+        if self.counts is not None:
+            out["counts"] = dict(self.counts)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> MetricSummary:
+        d = json_object(data, "metric summary")
+        counts = d.get("counts")
+        error = d.get("error")
+        return cls(
+            value=json_number(d["value"], "value", optional=True),
+            ci=ci_from_json(d["ci"]),
+            n=json_int(d["n"], "n"),
+            undefined=json_int(d.get("undefined", 0), "undefined"),
+            error=None if error is None else json_str(error, "error"),
+            numerator=json_number(d.get("numerator"), "numerator", optional=True),
+            denominator=json_number(d.get("denominator"), "denominator", optional=True),
+            counts=None
+            if counts is None
+            else {
+                str(k): cast(float, json_number(v, f"counts.{k}"))
+                for k, v in json_object(counts, "counts").items()
+            },
+        )
+
+
+def summaries_to_json(summaries: Mapping[str, MetricSummary]) -> dict[str, dict[str, Any]]:
+    """``{name: summary.to_json()}``, in the given order."""
+    return {name: s.to_json() for name, s in summaries.items()}
+
+
+def summaries_from_json(data: Any) -> dict[str, MetricSummary]:
+    """``{name: MetricSummary}`` from :func:`aggregate`'s JSON, in the JSON's order."""
+    return {
+        str(name): MetricSummary.from_json(s)
+        for name, s in json_object(data, "metric summaries").items()
+    }
+
+
+# -- reading the summaries' JSON back (the results JSON's aggregates) ------------------------
+def json_object(x: Any, what: str) -> dict[str, Any]:
+    """``x`` when it is a JSON object, else TypeError naming ``what``."""
+    if not isinstance(x, dict):
+        raise TypeError(f"{what}: expected an object, got {type(x).__name__}")
+    return x
+
+
+def json_number(x: Any, what: str, *, optional: bool = False) -> float | None:
+    """``x`` unchanged when it is a JSON number (or null, when ``optional``), else
+    TypeError: numbers are kept as read, so what was read is what is written."""
+    if x is None and optional:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"{what}: expected a number, got {x!r}")
+    return x
+
+
+def json_list(x: Any, what: str) -> list[Any]:
+    if not isinstance(x, list):
+        raise TypeError(f"{what}: expected an array, got {type(x).__name__}")
+    return x
+
+
+def json_str(x: Any, what: str) -> str:
+    if not isinstance(x, str):
+        raise TypeError(f"{what}: expected a string, got {x!r}")
+    return x
+
+
+def json_int(x: Any, what: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError(f"{what}: expected a whole number, got {x!r}")
+    return x
+
+
+def ci_from_json(x: Any, what: str = "ci") -> tuple[float, float] | None:
+    """A ``[lo, hi]`` interval (or null) as a pair."""
+    if x is None:
+        return None
+    if not isinstance(x, list) or len(x) != 2:
+        raise TypeError(f"{what}: expected [lo, hi] or null, got {x!r}")
+    return (cast(float, json_number(x[0], what)), cast(float, json_number(x[1], what)))
+
+
+def json_ci(ci: tuple[float, float] | None) -> list[float] | None:
+    """An interval as the results JSON writes it: ``[lo, hi]`` or null."""
+    return None if ci is None else list(ci)
 
 
 def metric_table(metrics: Iterable[Metric]) -> dict[str, Metric]:

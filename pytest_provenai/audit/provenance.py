@@ -27,13 +27,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.audit.abstention import abstention_verdict
 from pytest_provenai.audit.answer import answer_scores
 from pytest_provenai.audit.claims import claim_accounting
 from pytest_provenai.audit.literals import LiteralIndex, values_present
-from pytest_provenai.audit.metrics import Metric, aggregate, metric_table
+from pytest_provenai.audit.metrics import (
+    Metric,
+    MetricSummary,
+    aggregate,
+    ci_from_json,
+    json_ci,
+    json_int,
+    json_list,
+    json_number,
+    json_object,
+    json_str,
+    metric_table,
+    summaries_from_json,
+    summaries_to_json,
+)
 from pytest_provenai.audit.stats import (
     DEFAULT_N_RESAMPLES,
     DEFAULT_SEED,
@@ -48,6 +63,10 @@ __all__ = [
     "AID_TEXT_TREATMENTS",
     "MATRIX_COLUMNS",
     "PROVENANCE_METRICS",
+    "ExposureMatrix",
+    "MatrixCell",
+    "ProvenanceSummary",
+    "TreatmentRow",
     "exposure_matrix",
     "exposure_record",
     "provenance_summary",
@@ -424,6 +443,118 @@ MATRIX_COLUMNS: tuple[tuple[str, str], ...] = (
 """(column name, verdict flag) of the exposure matrix, in report order."""
 
 
+@dataclass(frozen=True)
+class MatrixCell:
+    """One rate of one treatment in the exposure matrix: its mean ``value`` over the ``n``
+    cases that ran the treatment with a bootstrap ``ci``, and the paired difference from
+    baseline over the ``n_paired`` cases that ran both (None for baseline itself)."""
+
+    value: float | None
+    ci: tuple[float, float] | None
+    n: int
+    delta_vs_baseline: float | None
+    delta_ci: tuple[float, float] | None
+    n_paired: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "ci": json_ci(self.ci),
+            "n": self.n,
+            "delta_vs_baseline": self.delta_vs_baseline,
+            "delta_ci": json_ci(self.delta_ci),
+            "n_paired": self.n_paired,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> MatrixCell:
+        d = json_object(data, "exposure matrix cell")
+        return cls(
+            value=json_number(d["value"], "value", optional=True),
+            ci=ci_from_json(d["ci"]),
+            n=json_int(d["n"], "n"),
+            delta_vs_baseline=json_number(
+                d["delta_vs_baseline"], "delta_vs_baseline", optional=True
+            ),
+            delta_ci=ci_from_json(d["delta_ci"], "delta_ci"),
+            n_paired=json_int(d["n_paired"], "n_paired"),
+        )
+
+
+@dataclass(frozen=True)
+class TreatmentRow:
+    """One treatment's row of the exposure matrix: ``n`` cases and a cell per column
+    (JSON: ``{"n": n, "<column>": cell, ...}``)."""
+
+    n: int
+    cells: dict[str, MatrixCell]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, **{column: c.to_json() for column, c in self.cells.items()}}
+
+    @classmethod
+    def from_json(cls, data: Any) -> TreatmentRow:
+        d = json_object(data, "exposure matrix row")
+        return cls(
+            n=json_int(d["n"], "n"),
+            cells={str(k): MatrixCell.from_json(v) for k, v in d.items() if k != "n"},
+        )
+
+
+@dataclass(frozen=True)
+class ExposureMatrix:
+    """:func:`exposure_matrix` as a type: rows in ``treatment_order`` (report order; the
+    JSON's ``treatments`` object may be written with sorted keys), ``error`` when a record
+    was malformed (then no rows)."""
+
+    n_cases: int
+    missing: int
+    columns: list[str]
+    resampled_by: str
+    treatment_order: list[str]
+    treatments: dict[str, TreatmentRow]
+    error: str | None
+
+    def rows(self) -> list[tuple[str, TreatmentRow]]:
+        """(treatment, row) in report order."""
+        order = self.treatment_order or list(self.treatments)
+        return [(t, self.treatments[t]) for t in order]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n_cases": self.n_cases,
+            "missing": self.missing,
+            "columns": list(self.columns),
+            "resampled_by": self.resampled_by,
+            "treatment_order": list(self.treatment_order),
+            "treatments": {t: row.to_json() for t, row in self.treatments.items()},
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> ExposureMatrix:
+        d = json_object(data, "exposure matrix")
+        error = d["error"]
+        treatments = {
+            str(t): TreatmentRow.from_json(row)
+            for t, row in json_object(d["treatments"], "treatments").items()
+        }
+        listed = json_list(d["treatment_order"], "treatment_order")
+        order = [json_str(t, "treatment_order") for t in listed]
+        unknown = [t for t in order if t not in treatments]
+        if unknown:
+            raise ValueError(f"treatment_order names rows that are not there: {unknown}")
+        return cls(
+            n_cases=json_int(d["n_cases"], "n_cases"),
+            missing=json_int(d["missing"], "missing"),
+            columns=[json_str(c, "columns") for c in json_list(d["columns"], "columns")],
+            resampled_by=json_str(d["resampled_by"], "resampled_by"),
+            treatment_order=order,
+            treatments=treatments,
+            error=None if error is None else json_str(error, "error"),
+        )
+
+
 def exposure_matrix(
     records: Sequence[Mapping[str, Any]],
     *,
@@ -513,6 +644,43 @@ LAYER_SUMMARY_METRICS: dict[str, tuple[str, ...]] = {
     ),
 }
 """The provenance metrics summarised for a test, by the layer its records carry."""
+
+
+@dataclass(frozen=True)
+class ProvenanceSummary:
+    """:func:`provenance_summary` as a type (the results JSON's ``provenance.<test>``): the
+    ``layer`` every present record carries, ``n`` present records, ``missing``
+    placeholders, the layer's metric summaries and, for exposure records, the
+    :class:`ExposureMatrix`."""
+
+    layer: str
+    n: int
+    missing: int
+    metrics: dict[str, MetricSummary]
+    exposure_matrix: ExposureMatrix | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "layer": self.layer,
+            "n": self.n,
+            "missing": self.missing,
+            "metrics": summaries_to_json(self.metrics),
+        }
+        if self.exposure_matrix is not None:
+            out["exposure_matrix"] = self.exposure_matrix.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> ProvenanceSummary:
+        d = json_object(data, "provenance summary")
+        matrix = d.get("exposure_matrix")
+        return cls(
+            layer=json_str(d["layer"], "layer"),
+            n=json_int(d["n"], "n"),
+            missing=json_int(d["missing"], "missing"),
+            metrics=summaries_from_json(d["metrics"]),
+            exposure_matrix=None if matrix is None else ExposureMatrix.from_json(matrix),
+        )
 
 
 def provenance_summary(

@@ -235,16 +235,10 @@ def _metrics_for(bt: TestResults, nt: TestResults) -> list[Metric]:
         names += list(layer_metrics("fidelity"))
     if bt.retrieval is not None and nt.retrieval is not None:
         names += list(layer_metrics("retrieval"))
-    if (
-        bt.influence
-        and nt.influence
-        and bt.influence.get("metrics")
-        and nt.influence.get("metrics")
-    ):
+    if bt.influence and nt.influence and bt.influence.metrics and nt.influence.metrics:
         names += list(layer_metrics("influence"))
     if bt.provenance and nt.provenance:
-        bn = set(bt.provenance.get("metrics", {}))
-        names += [n for n in nt.provenance.get("metrics", {}) if n in bn]
+        names += [n for n in nt.provenance.metrics if n in bt.provenance.metrics]
     if bt.attribution is not None and nt.attribution is not None:
         names += [n for n in nt.attribution if n in bt.attribution]
     seen: dict[str, Metric] = {}

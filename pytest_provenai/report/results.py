@@ -19,9 +19,14 @@ from typing import Any
 
 from pytest_provenai.attribution.metrics import attribution_summary
 from pytest_provenai.audit.fidelity import FIDELITY_METRICS
-from pytest_provenai.audit.influence import influence_summary
-from pytest_provenai.audit.metrics import aggregate
-from pytest_provenai.audit.provenance import provenance_summary
+from pytest_provenai.audit.influence import InfluenceSummary, influence_summary
+from pytest_provenai.audit.metrics import (
+    MetricSummary,
+    aggregate,
+    summaries_from_json,
+    summaries_to_json,
+)
+from pytest_provenai.audit.provenance import ProvenanceSummary, provenance_summary
 from pytest_provenai.audit.retrieval import RETRIEVAL_METRICS
 from pytest_provenai.errors import FixtureError, ResultsError
 from pytest_provenai.gates import GateResult, GateSpec
@@ -36,17 +41,67 @@ TOOL = "pytest-provenai"
 
 @dataclass
 class TestResults:
-    """The population view of one test function's records."""
+    """The population view of one test function's records: per layer the typed summaries
+    (None where the test's records do not carry that layer). Each summary type lives with
+    the code that computes it (``audit/metrics.py``, ``audit/influence.py``,
+    ``audit/provenance.py``) and writes/reads exactly its part of the results JSON."""
 
     test: str
     n: int
     missing: int
-    fidelity: dict[str, dict[str, Any]] | None = None  # metric -> summary
-    retrieval: dict[str, dict[str, Any]] | None = None
-    influence: dict[str, Any] | None = None
-    provenance: dict[str, Any] | None = None
+    fidelity: dict[str, MetricSummary] | None = None  # metric -> summary
+    retrieval: dict[str, MetricSummary] | None = None  # index mode only
+    influence: InfluenceSummary | None = None
+    provenance: ProvenanceSummary | None = None
     # metric -> summary, the attribution metrics that apply (pooled over claims, CI by trace)
-    attribution: dict[str, dict[str, Any]] | None = None
+    attribution: dict[str, MetricSummary] | None = None
+
+    def aggregates_json(self) -> dict[str, Any] | None:
+        """The test's entry of the results JSON's ``aggregates`` (None: it has none)."""
+        if self.fidelity is None and self.influence is None and self.attribution is None:
+            return None
+        entry: dict[str, Any] = {"n": self.n, "missing": self.missing}
+        if self.fidelity is not None:
+            entry["metrics"] = summaries_to_json(self.fidelity)
+        if self.retrieval is not None:
+            entry["retrieval"] = summaries_to_json(self.retrieval)
+        if self.influence is not None:
+            entry["influence"] = self.influence.to_json()
+        if self.attribution is not None:
+            entry["attribution"] = summaries_to_json(self.attribution)
+        return entry
+
+    @classmethod
+    def from_json(
+        cls,
+        test: str,
+        aggregates: Mapping[str, Any],
+        provenance: Any,
+        records: Sequence[Any],
+    ) -> TestResults:
+        """One test's results from its ``aggregates`` entry (``{}`` when it has none), its
+        ``provenance`` entry (None when none) and its records (n and missing when neither
+        entry says); TypeError/ValueError/KeyError when an entry is not a summary."""
+        prov = None if provenance is None else ProvenanceSummary.from_json(provenance)
+        present = [r for r in records if isinstance(r, dict) and "missing" not in r]
+
+        def summaries(key: str) -> dict[str, MetricSummary] | None:
+            data = aggregates.get(key)
+            return None if data is None else summaries_from_json(data)
+
+        influence = aggregates.get("influence")
+        return cls(
+            test=test,
+            n=int(aggregates.get("n", prov.n if prov else len(present))),
+            missing=int(
+                aggregates.get("missing", prov.missing if prov else len(records) - len(present))
+            ),
+            fidelity=summaries("metrics"),
+            retrieval=summaries("retrieval"),
+            influence=None if influence is None else InfluenceSummary.from_json(influence),
+            provenance=prov,
+            attribution=summaries("attribution"),
+        )
 
 
 @dataclass
@@ -79,19 +134,11 @@ class RunResults:
         aggregates: dict[str, dict[str, Any]] = {}
         provenance: dict[str, dict[str, Any]] = {}
         for test, t in self.tests.items():
-            if t.fidelity is not None or t.influence is not None or t.attribution is not None:
-                entry: dict[str, Any] = {"n": t.n, "missing": t.missing}
-                if t.fidelity is not None:
-                    entry["metrics"] = t.fidelity
-                if t.retrieval is not None:
-                    entry["retrieval"] = t.retrieval
-                if t.influence is not None:
-                    entry["influence"] = t.influence
-                if t.attribution is not None:
-                    entry["attribution"] = t.attribution
+            entry = t.aggregates_json()
+            if entry is not None:
                 aggregates[test] = entry
             if t.provenance is not None:
-                provenance[test] = t.provenance
+                provenance[test] = t.provenance.to_json()
         return {
             "schema_version": RESULTS_SCHEMA_VERSION,
             "tool": TOOL,
@@ -119,14 +166,15 @@ def summarise_test(test: str, records: Sequence[Mapping[str, Any]], *, seed: int
     present = [r for r in records if "missing" not in r]
     out = TestResults(test=test, n=len(present), missing=len(records) - len(present))
     if present and all("answer" in r and "citation" in r for r in present):
-        out.fidelity = aggregate(present, FIDELITY_METRICS, seed=seed)
+        out.fidelity = summaries_from_json(aggregate(present, FIDELITY_METRICS, seed=seed))
         if all("retrieval" in r for r in present):  # index mode: kept apart from citation
-            out.retrieval = aggregate(present, RETRIEVAL_METRICS, seed=seed)
+            out.retrieval = summaries_from_json(aggregate(present, RETRIEVAL_METRICS, seed=seed))
     if present and all("influence" in r for r in present):
-        out.influence = influence_summary(present, seed=seed)
-    out.provenance = provenance_summary(records, seed=seed)
+        out.influence = InfluenceSummary.from_json(influence_summary(present, seed=seed))
+    prov = provenance_summary(records, seed=seed)
+    out.provenance = None if prov is None else ProvenanceSummary.from_json(prov)
     if present and all("attribution" in r for r in present):
-        out.attribution = attribution_summary(present, seed=seed)
+        out.attribution = summaries_from_json(attribution_summary(present, seed=seed))
     return out
 
 
@@ -250,19 +298,16 @@ def results_from_json(data: Any, source: str = "results JSON") -> RunResults:
     names = set(data["records"]) | set(data["aggregates"]) | set(data["provenance"])
     for test in sorted(names):
         agg = data["aggregates"].get(test, {})
-        prov = data["provenance"].get(test)
-        recs = data["records"].get(test, [])
-        present = [r for r in recs if isinstance(r, dict) and "missing" not in r]
-        tests[test] = TestResults(
-            test=test,
-            n=int(agg.get("n", prov["n"] if prov else len(present))),
-            missing=int(agg.get("missing", prov["missing"] if prov else len(recs) - len(present))),
-            fidelity=agg.get("metrics"),
-            retrieval=agg.get("retrieval"),
-            influence=agg.get("influence"),
-            provenance=prov,
-            attribution=agg.get("attribution"),
-        )
+        if not isinstance(agg, dict):
+            raise ResultsError(f"{source}#/aggregates/{test}: expected a JSON object")
+        try:
+            tests[test] = TestResults.from_json(
+                test, agg, data["provenance"].get(test), data["records"].get(test, [])
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ResultsError(
+                f"{source}: malformed summaries of {test} ({type(exc).__name__}: {exc})"
+            ) from None
     return RunResults(
         run=data["run"],
         models=data["models"],

@@ -9,20 +9,22 @@ statistics in ``results.py`` and ``compare.py``."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from pytest_provenai.audit.metrics import MetricSummary
+from pytest_provenai.audit.provenance import MatrixCell
 from pytest_provenai.metric_registry import MATRIX_COLUMNS, TERMINAL_FIDELITY, label
 from pytest_provenai.report.compare import Comparison, number_text
 from pytest_provenai.report.results import RunResults
 
 
-def _fmt(m: dict[str, Any] | None) -> str:
-    if not m or m.get("value") is None:
+def _fmt(m: MetricSummary | None) -> str:
+    if m is None or m.value is None:
         return "n/a"
-    lo, hi = m["ci"]
-    text = f"{m['value']:.3f}  [{lo:.3f}, {hi:.3f}]"
-    if m.get("undefined"):
-        text += f"  ({m['undefined']} undefined, counted as 0)"
+    assert m.ci is not None  # a defined value has its interval
+    lo, hi = m.ci
+    text = f"{m.value:.3f}  [{lo:.3f}, {hi:.3f}]"
+    if m.undefined:
+        text += f"  ({m.undefined} undefined, counted as 0)"
     return text
 
 
@@ -100,11 +102,11 @@ def influence_lines(results: RunResults) -> list[str]:
     lines: list[str] = []
     for test, t in results.tests.items():
         inf = t.influence
-        if not inf:
+        if inf is None:
             continue
-        v = inf["verdicts"]
+        v = inf.verdicts
         lines.append(
-            f"{test}: influence of {sum(v.values())} resources in {inf['measured']} cases "
+            f"{test}: influence of {sum(v.values())} resources in {inf.measured} cases "
             f"(--provenai-ablation {results.options.get('ablation')})"
         )
         lines.append(
@@ -112,26 +114,28 @@ def influence_lines(results: RunResults) -> list[str]:
             f"uncited influential {v['uncited_influential']}, low influence {v['low_influence']}"
         )
         lines.append(
-            f"  citation-influence gap: {inf['gap_cases']} of {inf['measured']} cases "
+            f"  citation-influence gap: {inf.gap_cases} of {inf.measured} cases "
             "(a cited resource with low influence, or an uncited influential one)"
         )
-        if inf["not_measured"]:
-            lines.append(f"  influence not measured: {inf['not_measured']} cases")
+        if inf.not_measured:
+            lines.append(f"  influence not measured: {inf.not_measured} cases")
     return lines
 
 
-def _cell(m: dict[str, Any]) -> str:
-    if m.get("value") is None:
+def _cell(m: MatrixCell) -> str:
+    if m.value is None:
         return "n/a"
-    lo, hi = m["ci"]
-    return f"{m['value']:.3f} [{lo:.2f}, {hi:.2f}]"
+    assert m.ci is not None
+    lo, hi = m.ci
+    return f"{m.value:.3f} [{lo:.2f}, {hi:.2f}]"
 
 
-def _delta(m: dict[str, Any]) -> str:
-    if m.get("delta_vs_baseline") is None:
+def _delta(m: MatrixCell) -> str:
+    if m.delta_vs_baseline is None:
         return "—"
-    lo, hi = m["delta_ci"]
-    return f"{m['delta_vs_baseline']:+.3f} [{lo:+.2f}, {hi:+.2f}]"
+    assert m.delta_ci is not None
+    lo, hi = m.delta_ci
+    return f"{m.delta_vs_baseline:+.3f} [{lo:+.2f}, {hi:+.2f}]"
 
 
 def provenance_lines(results: RunResults) -> list[str]:
@@ -144,33 +148,29 @@ def provenance_lines(results: RunResults) -> list[str]:
         summ = t.provenance
         if summ is None:
             continue
-        missing = f", {summ['missing']} without a record" if summ["missing"] else ""
-        lines.append(
-            f"{test}: {summ['layer']} n={summ['n']}{missing}  (mean, 95% bootstrap CI by case)"
-        )
-        for name, m in summ["metrics"].items():
+        missing = f", {summ.missing} without a record" if summ.missing else ""
+        lines.append(f"{test}: {summ.layer} n={summ.n}{missing}  (mean, 95% bootstrap CI by case)")
+        for name, m in summ.metrics.items():
             lines.append(f"  {name:<28} {_fmt(m)}")
-        matrix = summ.get("exposure_matrix")
-        if not matrix:
+        matrix = summ.exposure_matrix
+        if matrix is None:
             continue
-        if matrix["error"]:
-            lines.append(f"  exposure matrix: not computed ({matrix['error']})")
+        if matrix.error:
+            lines.append(f"  exposure matrix: not computed ({matrix.error})")
             continue
         head = "".join(f"{col_label:<24}" for _, col_label in MATRIX_COLUMNS)
         lines.append("  exposure matrix (rate [95% CI])")
         lines.append(f"    {'treatment':<10}{head}n")
-        order = matrix.get("treatment_order") or list(matrix["treatments"])
-        for t in order:
-            row = matrix["treatments"][t]
-            cells = "".join(f"{_cell(row[c]):<24}" for c, _ in MATRIX_COLUMNS)
-            lines.append(f"    {t:<10}{cells}{row['n']}")
+        rows = matrix.rows()
+        for treatment, row in rows:
+            cells = "".join(f"{_cell(row.cells[c]):<24}" for c, _ in MATRIX_COLUMNS)
+            lines.append(f"    {treatment:<10}{cells}{row.n}")
         lines.append("  paired difference vs baseline (95% CI, cases resampled together)")
-        for t in order:
-            row = matrix["treatments"][t]
-            if t == "baseline":
+        for treatment, row in rows:
+            if treatment == "baseline":
                 continue
-            cells = "".join(f"{_delta(row[c]):<24}" for c, _ in MATRIX_COLUMNS)
-            lines.append(f"    {t:<10}{cells.rstrip()}")
+            cells = "".join(f"{_delta(row.cells[c]):<24}" for c, _ in MATRIX_COLUMNS)
+            lines.append(f"    {treatment:<10}{cells.rstrip()}")
     return lines
 
 
@@ -185,13 +185,13 @@ def attribution_lines(results: RunResults) -> list[str]:
         missing = f", {t.missing} without a record" if t.missing else ""
         lines.append(f"{test}: attribution n={t.n}{missing}  (pooled over claims, 95% CI by trace)")
         for name, m in t.attribution.items():
-            if m.get("value") is None:
-                lines.append(f"  {name:<32} n/a ({m.get('error')})")
+            if m.value is None:
+                lines.append(f"  {name:<32} n/a ({m.error})")
                 continue
-            lo, hi = m["ci"] if m.get("ci") else (m["value"], m["value"])
-            text = f"{m['value']:.3f}  [{lo:.3f}, {hi:.3f}]"
-            if m.get("denominator") is not None:
-                text += f"  ({m['numerator']:g}/{m['denominator']:g})"
+            lo, hi = m.ci if m.ci else (m.value, m.value)
+            text = f"{m.value:.3f}  [{lo:.3f}, {hi:.3f}]"
+            if m.denominator is not None:
+                text += f"  ({m.numerator:g}/{m.denominator:g})"
             lines.append(f"  {name:<32} {text}")
     return lines
 

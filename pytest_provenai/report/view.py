@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_provenai.audit.influence import VERDICTS
+from pytest_provenai.audit.influence import VERDICTS, InfluenceSummary
+from pytest_provenai.audit.metrics import MetricSummary
+from pytest_provenai.audit.provenance import ExposureMatrix
 from pytest_provenai.metric_registry import MARKER_METRICS, MATRIX_COLUMNS, METRICS
 from pytest_provenai.report.results import TOOL, RunResults, TestResults
 
@@ -29,41 +31,37 @@ def _order(name: str) -> int:
     return entry.order if entry else len(METRICS)
 
 
-def _metric_rows(summaries: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """One row per metric summary (``{"value", "ci", "n", "undefined", ...}``) with the
-    metric's direction and description where the metric is known."""
+def _metric_rows(summaries: Mapping[str, MetricSummary]) -> list[dict[str, Any]]:
+    """One row per metric summary with the metric's direction and description where the
+    metric is known (a results file from another release may name one this one does not)."""
     rows: list[dict[str, Any]] = []
-    names = sorted(summaries or {}, key=lambda n: (_order(n), n))
-    for name in names:
-        summ = (summaries or {})[name]
-        if not isinstance(summ, Mapping):
-            continue
+    for name in sorted(summaries, key=lambda n: (_order(n), n)):
+        summ = summaries[name]
         entry = METRICS.get(name)
         metric = entry.metric if entry else None
-        ci = summ.get("ci")
         rows.append(
             {
                 "name": name,
-                "value": summ.get("value"),
-                "ci": list(ci) if isinstance(ci, (list, tuple)) and len(ci) == 2 else None,
-                "n": summ.get("n"),
-                "undefined": summ.get("undefined") or 0,
-                "error": summ.get("error"),
-                "direction": metric.direction if metric else summ.get("direction"),
-                "description": metric.description if metric else summ.get("description", ""),
+                "value": summ.value,
+                "ci": None if summ.ci is None else list(summ.ci),
+                "n": summ.n,
+                "undefined": summ.undefined,
+                "error": summ.error,
+                "direction": metric.direction if metric else None,
+                "description": metric.description if metric else "",
                 "rate": metric is None or metric.range[1] == 1.0,
             }
         )
     return rows
 
 
-def _influence_view(inf: Mapping[str, Any]) -> dict[str, Any]:
-    verdicts = {v: int(inf.get("verdicts", {}).get(v, 0)) for v in VERDICT_LABELS}
+def _influence_view(inf: InfluenceSummary) -> dict[str, Any]:
+    verdicts = {v: inf.verdicts.get(v, 0) for v in VERDICT_LABELS}
     total = sum(verdicts.values())
     return {
-        "measured": inf.get("measured", 0),
-        "not_measured": inf.get("not_measured", 0),
-        "gap_cases": inf.get("gap_cases", 0),
+        "measured": inf.measured,
+        "not_measured": inf.not_measured,
+        "gap_cases": inf.gap_cases,
         "verdicts": verdicts,
         "total": total,
         "bars": [
@@ -75,30 +73,28 @@ def _influence_view(inf: Mapping[str, Any]) -> dict[str, Any]:
             }
             for v, label in VERDICT_LABELS.items()
         ],
-        "metrics": _metric_rows(inf.get("metrics")),
+        "metrics": _metric_rows(inf.metrics),
     }
 
 
-def _matrix_view(matrix: Mapping[str, Any]) -> dict[str, Any]:
-    if matrix.get("error"):
-        return {"error": matrix["error"], "rows": [], "columns": []}
-    order = matrix.get("treatment_order") or list(matrix.get("treatments", {}))
+def _matrix_view(matrix: ExposureMatrix) -> dict[str, Any]:
+    if matrix.error:
+        return {"error": matrix.error, "rows": [], "columns": []}
     rows = []
-    for t in order:
-        row = matrix["treatments"][t]
+    for t, row in matrix.rows():
         cells = []
         for col, _label in MATRIX_COLUMNS:
-            c = row.get(col, {})
+            c = row.cells.get(col)
             cells.append(
                 {
                     "metric": col,
-                    "value": c.get("value"),
-                    "ci": c.get("ci"),
-                    "delta": c.get("delta_vs_baseline"),
-                    "delta_ci": c.get("delta_ci"),
+                    "value": None if c is None else c.value,
+                    "ci": None if c is None or c.ci is None else list(c.ci),
+                    "delta": None if c is None else c.delta_vs_baseline,
+                    "delta_ci": None if c is None or c.delta_ci is None else list(c.delta_ci),
                 }
             )
-        rows.append({"treatment": t, "n": row.get("n"), "cells": cells})
+        rows.append({"treatment": t, "n": row.n, "cells": cells})
     return {"error": None, "rows": rows, "columns": [label for _, label in MATRIX_COLUMNS]}
 
 
@@ -111,15 +107,15 @@ def _test_view(t: TestResults, k: Any) -> dict[str, Any]:
         "fidelity": _metric_rows(t.fidelity) if t.fidelity is not None else None,
         "retrieval": _metric_rows(t.retrieval) if t.retrieval is not None else None,
         "k": k,
-        "influence": _influence_view(t.influence) if t.influence else None,
+        "influence": _influence_view(t.influence) if t.influence is not None else None,
         "provenance": (
             {
-                "layer": prov.get("layer"),
-                "n": prov.get("n"),
-                "missing": prov.get("missing"),
-                "metrics": _metric_rows(prov.get("metrics")),
-                "matrix": _matrix_view(prov["exposure_matrix"])
-                if prov.get("exposure_matrix")
+                "layer": prov.layer,
+                "n": prov.n,
+                "missing": prov.missing,
+                "metrics": _metric_rows(prov.metrics),
+                "matrix": _matrix_view(prov.exposure_matrix)
+                if prov.exposure_matrix is not None
                 else None,
             }
             if prov is not None
