@@ -32,7 +32,9 @@ from pytest_provenai.subject.backends.registry import REGISTRY
 from pytest_provenai.subject.backends.served.generator import BACKEND_NAME as SERVED_BACKEND
 from pytest_provenai.subject.backends.served.settings import (
     DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_SCORE_VIA,
     DEFAULT_TOP_LOGPROBS,
+    SCORE_VIA,
     ServedOptions,
     ServedSettings,
 )
@@ -636,6 +638,7 @@ TOKENIZER = "provenai_tokenizer"
 TOP_LOGPROBS = "provenai_top_logprobs"
 MAX_CONCURRENCY = "provenai_max_concurrency"
 REQUEST_TIMEOUT = "provenai_request_timeout"
+SERVED_SCORE = "provenai_served_score"
 
 OPTIONS += (
     (BASE_URL, "string", "openai backend: the server's API root, e.g. http://127.0.0.1:8000/v1"),
@@ -667,6 +670,13 @@ OPTIONS += (
         "openai backend: seconds one HTTP request may take before it is retried or fails "
         f"(default: {DEFAULT_REQUEST_TIMEOUT:g})",
     ),
+    (
+        SERVED_SCORE,
+        "string",
+        "openai backend: how continuations are scored for KL: steps (one one-token request per "
+        "position; fast on llama.cpp servers), echo (one request with echoed prompt logprobs; "
+        f"fast on vLLM) or auto (steps where the server allows it) (default: {DEFAULT_SCORE_VIA})",
+    ),
 )
 
 
@@ -677,7 +687,15 @@ def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | No
 
     given = [
         n
-        for n in (BASE_URL, BASE_URLS, TOKENIZER, TOP_LOGPROBS, MAX_CONCURRENCY, REQUEST_TIMEOUT)
+        for n in (
+            BASE_URL,
+            BASE_URLS,
+            TOKENIZER,
+            TOP_LOGPROBS,
+            MAX_CONCURRENCY,
+            REQUEST_TIMEOUT,
+            SERVED_SCORE,
+        )
         if get(n)
     ]
     if backend != SERVED_BACKEND:
@@ -704,6 +722,11 @@ def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | No
     except BackendError as exc:
         raise ConfigError(str(exc)) from None
     top_raw, conc_raw = get(TOP_LOGPROBS), get(MAX_CONCURRENCY)
+    score_via = str(get(SERVED_SCORE) or DEFAULT_SCORE_VIA).strip()
+    if score_via not in SCORE_VIA:
+        raise ConfigError(
+            f"{flag(SERVED_SCORE)}: expected one of {', '.join(SCORE_VIA)}, got {score_via!r}"
+        )
     server = ServedOptions(
         base_url=urls[0],
         model=None,  # filled per server by ServedSettings.options
@@ -720,5 +743,6 @@ def parse_served(get: Callable[[str], Any], backend: str) -> ServedSettings | No
         ),
         timeout=_seconds(REQUEST_TIMEOUT, get(REQUEST_TIMEOUT), DEFAULT_REQUEST_TIMEOUT)
         or DEFAULT_REQUEST_TIMEOUT,
+        score_via=score_via,
     )
     return ServedSettings(base_urls=urls, server=server)

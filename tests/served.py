@@ -293,6 +293,24 @@ def strip_logprobs(path: str, body: dict[str, Any] | None, reply: dict[str, Any]
     return reply
 
 
+def bias_in_logprobs(
+    path: str, body: dict[str, Any] | None, reply: dict[str, Any]
+) -> dict[str, Any]:
+    """A server whose reported logprobs follow ``logit_bias``: a token biased away drops out of
+    every top-k it returns (here: the best entry of each, the one the probe biases)."""
+    if body and body.get("logit_bias") and path.startswith("/completions"):
+        for choice in reply.get("choices", []):
+            lp = choice.get("logprobs") or {}
+            tops = lp.get("top_logprobs") or []
+            lp["top_logprobs"] = [
+                dict(sorted(top.items(), key=lambda kv: -kv[1])[1:])
+                if isinstance(top, dict)
+                else top
+                for top in tops
+            ]
+    return reply
+
+
 def env_with_key(api_key: str | None = API_KEY) -> dict[str, str]:
     env = dict(os.environ)
     if api_key:

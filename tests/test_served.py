@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from served import API_KEY, MODEL_ALIAS, Proxy, shift_echo, strip_logprobs
+from served import API_KEY, MODEL_ALIAS, Proxy, bias_in_logprobs, shift_echo, strip_logprobs
 
 from pytest_provenai.errors import BackendError
 from pytest_provenai.subject.backends.base import TIE_MARGIN, Decoding
@@ -23,6 +23,7 @@ from pytest_provenai.subject.backends.served import (
     check_servers,
     load_served,
 )
+from pytest_provenai.subject.backends.served.probe import PROBE_TOLERANCE
 
 MESSAGES = [
     {"role": "system", "content": "Answer in one short line."},
@@ -47,6 +48,13 @@ def options(url: str, **kw: Any) -> ServedOptions:
 
 @pytest.fixture(scope="module")
 def served(llama_base_url: str, api_key: None) -> OpenAIGenerator:
+    """Scoring from echoed prompt logprobs (``--provenai-served-score echo``)."""
+    return load_served(options(llama_base_url, score_via="echo"), Decoding(max_new_tokens=24))
+
+
+@pytest.fixture(scope="module")
+def stepped(llama_base_url: str, api_key: None) -> OpenAIGenerator:
+    """Scoring from generation-time logprobs (the default, ``auto``, on this server)."""
     return load_served(options(llama_base_url), Decoding(max_new_tokens=24))
 
 
@@ -61,6 +69,7 @@ def test_probe_on_chat_prompts_finds_the_echo_aligned(served: OpenAIGenerator) -
     # every chat prompt starts with <|im_start|>, SmolLM2's BOS id: llama-cpp-python then
     # pairs each echoed token with its own distribution
     assert report.shift == 0 and report.score and report.echo_tail == 0
+    assert report.via == "echo"
     assert "score via echoed prompt logprobs (aligned); KL from top-20" in report.describe()
     caps = served.capabilities
     assert caps.score and caps.logprobs and caps.score_topk == 20
@@ -75,6 +84,104 @@ def test_teacher_forced_rows_line_up_with_greedy_generation(served: OpenAIGenera
     gen = served.generate(prompt)
     if gen.finish_reason == "stop":
         assert gen.token_ids[-1] in served.stop_ids
+
+
+def test_auto_scores_from_generation_time_logprobs_as_the_echo_does(
+    stepped: OpenAIGenerator, served: OpenAIGenerator
+) -> None:
+    """llama-cpp-python reports the model's logprobs whatever logit_bias says, so ``auto``
+    scores from generation-time logprobs: the rows line up with greedy generation as the
+    echoed ones do, and agree with them where both hold an entry."""
+    report = stepped.report
+    assert report.via == "steps" and report.score and report.note == ""
+    assert "score via generation-time logprobs (re-prompted where the output leaves the " in (
+        report.describe()
+    )
+    prompt = stepped.render_chat(MESSAGES)
+    assert_lines_up(stepped, prompt)
+    ids = stepped.generate(prompt).token_ids
+    rows, echoed = stepped.score(prompt, ids), served.score(prompt, ids)
+    assert np.array_equal(np.argmax(rows, -1), np.argmax(echoed, -1))
+    # the same top-k, the other entries in each one's rest bucket; llama.cpp's KV cache makes
+    # numbers depend on which earlier request's prefix a request reuses (PROBE_TOLERANCE)
+    assert np.allclose(np.max(rows, -1), np.max(echoed, -1), atol=PROBE_TOLERANCE)
+
+
+def test_a_position_whose_greedy_token_ends_the_reply_is_read(
+    stepped: OpenAIGenerator, served: OpenAIGenerator
+) -> None:
+    """llama-cpp-python returns no logprobs for a token that ends the reply; with the
+    end-of-turn ids biased away the reply goes on, and its row still puts the end of turn
+    first with the model's own logprob."""
+    prompt = stepped.render_chat(
+        [{"role": "user", "content": "What is the capital of France? Answer in one word."}]
+    )
+    gen = stepped.generate(prompt)
+    assert gen.finish_reason == "stop" and gen.token_ids[-1] in stepped.stop_ids
+    rows = stepped.score(prompt, gen.token_ids)
+    echoed = served.score(prompt, gen.token_ids)
+    end = gen.token_ids[-1]
+    assert int(np.argmax(rows[-1])) == end == int(np.argmax(echoed[-1]))
+    assert abs(float(rows[-1][end]) - float(echoed[-1][end])) < 0.05
+
+
+def test_a_cut_that_does_not_tokenise_back_is_scored_by_the_echo(
+    stepped: OpenAIGenerator, served: OpenAIGenerator
+) -> None:
+    """ "\n\n" before a word is two tokens, but a text ending in it is one: a request cannot
+    start after the second. An output the model would not write makes every position a new
+    request, so one lands there, and the continuation is scored by the echo instead."""
+    prompt = stepped.render_chat(MESSAGES)
+    cont = stepped._output_ids(prompt, "Qx zv.\n\nWq pj")
+    head = stepped.encode(prompt)
+    cuts = [
+        t
+        for t in range(1, len(cont))
+        if stepped.encode(prompt + stepped.tokenizer.decode(cont[:t])) != head + cont[:t]
+    ]
+    assert cuts
+    before = stepped.echo_fallbacks
+    rows = stepped.score(prompt, cont)
+    assert stepped.echo_fallbacks == before + 1
+    echoed = served.score(prompt, cont)
+    assert np.allclose(np.max(rows, -1), np.max(echoed, -1), atol=PROBE_TOLERANCE)
+
+
+def test_ablations_scored_both_ways_diverge_at_the_same_positions(
+    stepped: OpenAIGenerator, served: OpenAIGenerator
+) -> None:
+    prompt = served.render_chat(MESSAGES)
+    gen = served.generate(prompt)
+    ablated = [served.render_chat([MESSAGES[1]]), served.render_chat([MESSAGES[0]]), prompt]
+    by_steps = stepped.ablation_pass(prompt, ablated, gen.token_ids, margin=TIE_MARGIN)
+    by_echo = served.ablation_pass(prompt, ablated, gen.token_ids, margin=TIE_MARGIN)
+    assert [v.divergence for v in by_steps.variants] == [v.divergence for v in by_echo.variants]
+    assert by_steps.variants[2].divergence is None
+    for a, b in zip(by_steps.variants, by_echo.variants, strict=True):
+        assert a.generation.token_ids == b.generation.token_ids
+        # past a divergence, teacher-forced positions can be near ties: the two ways agree
+        # on the argmax wherever the top two are further apart than the KV-cache noise
+        top2 = np.sort(b.rows, -1)[:, -2:]
+        clear = top2[:, 1] - top2[:, 0] > 2 * PROBE_TOLERANCE
+        assert clear.sum() >= len(clear) // 2
+        assert np.array_equal(np.argmax(a.rows, -1)[clear], np.argmax(b.rows, -1)[clear])
+
+
+def test_a_server_whose_logprobs_follow_logit_bias_is_scored_by_echo(
+    llama_base_url: str, api_key: None
+) -> None:
+    """Such a server cannot report a position whose greedy token ends the reply: ``auto``
+    falls back to the echo, ``steps`` refuses KL with one line saying why."""
+    reason = "the logprobs it reports follow logit_bias"
+    with Proxy(llama_base_url, transform=bias_in_logprobs) as proxy:
+        auto = check_servers([options(proxy.base_url)], needs_kl=True)[0]
+        assert auto.via == "echo" and auto.score
+        with pytest.raises(BackendError) as info:
+            check_servers([options(proxy.base_url, score_via="steps")], needs_kl=True)
+    assert str(info.value).startswith(
+        f"--provenai-ablation exact needs KL, but the server at {proxy.base_url} gives no "
+        f"teacher-forced logprobs: {reason}"
+    )
 
 
 def assert_lines_up(gen_: OpenAIGenerator, prompt: str) -> Any:
@@ -107,7 +214,7 @@ def test_shifted_echo_is_corrected_and_a_misaligned_one_refused(
     # entry i describing token i-1: no known correction, so no KL
     with Proxy(llama_base_url, transform=shift_echo(1)) as bad:
         with pytest.raises(BackendError) as info:
-            check_servers([options(bad.base_url)], needs_kl=True)
+            check_servers([options(bad.base_url, score_via="echo")], needs_kl=True)
     assert str(info.value).startswith(
         f"--provenai-ablation exact needs KL, but the server at {bad.base_url} gives no "
         "teacher-forced logprobs: its echoed prompt logprobs match neither the aligned nor a "
@@ -116,7 +223,9 @@ def test_shifted_echo_is_corrected_and_a_misaligned_one_refused(
     # entry i describing token i+1 (llama-cpp-python on a prompt without a leading BOS)
     prompt = served.render_chat(MESSAGES)
     with Proxy(llama_base_url, transform=shift_echo(-1)) as shifted:
-        corrected = load_served(options(shifted.base_url), Decoding(max_new_tokens=24))
+        corrected = load_served(
+            options(shifted.base_url, score_via="echo"), Decoding(max_new_tokens=24)
+        )
         assert corrected.report.shift == 1 and corrected.report.score
         assert "shifted by 1, corrected" in corrected.report.describe()
         rows = assert_lines_up(corrected, prompt)
@@ -146,7 +255,9 @@ def test_llama_cpp_python_shift_without_a_leading_bos_is_corrected(
     cfg.pop("chat_template", None)
     (folder / "tokenizer_config.json").write_text(json.dumps(cfg), encoding="utf-8")
     gen = load_served(
-        ServedOptions(base_url=llama_base_url, model=MODEL_ALIAS, tokenizer=str(folder)),
+        ServedOptions(
+            base_url=llama_base_url, model=MODEL_ALIAS, tokenizer=str(folder), score_via="echo"
+        ),
         Decoding(max_new_tokens=24),
     )
     prompt = gen.render_chat(MESSAGES)

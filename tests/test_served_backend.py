@@ -48,6 +48,12 @@ def test_served_options_and_worker_assignment() -> None:
         provenai_request_timeout="2.5",
     )
     assert quick.served is not None and quick.served.options("http://a:1/v1", None).timeout == 2.5
+    assert quick.served.score_via == "auto" and quick.for_results()["served"]["score_via"] == "auto"
+    echo = settings(
+        provenai_backend="openai", provenai_base_url="http://a:1/v1", provenai_served_score="echo"
+    )
+    assert echo.served is not None
+    assert echo.served.options("http://a:1/v1", None).score_via == "echo"
 
 
 @pytest.mark.parametrize(
@@ -88,6 +94,18 @@ def test_served_options_and_worker_assignment() -> None:
         (
             {"provenai_request_timeout": "5"},
             "--provenai-request-timeout is only used with --provenai-backend openai",
+        ),
+        (
+            {
+                "provenai_backend": "openai",
+                "provenai_base_url": "http://a/v1",
+                "provenai_served_score": "logits",
+            },
+            "--provenai-served-score: expected one of auto, steps, echo, got 'logits'",
+        ),
+        (
+            {"provenai_served_score": "echo"},
+            "--provenai-served-score is only used with --provenai-backend openai",
         ),
     ],
 )

@@ -75,10 +75,11 @@ def test_suites_over_one_server_with_two_workers(
     result.stdout.no_fnmatch_line("FAILED test_*.py::test_*[[]case-*")  # only gates may fail
     result.stdout.fnmatch_lines(
         [
-            # llama-cpp-python echoes aligned when the prompt starts with BOS (the chat
-            # template's does), shifted by one otherwise; the probe says which it found
-            f"*served {MODEL_ALIAS} at http://*/v1: generate, top-20 logprobs, score via echoed "
-            "prompt logprobs (*); KL from top-20",
+            # llama-cpp-python reports the model's logprobs whatever logit_bias says, so the
+            # default (auto) scores from generation-time logprobs; the probe says so
+            f"*served {MODEL_ALIAS} at http://*/v1: generate, top-20 logprobs, score via "
+            "generation-time logprobs (re-prompted where the output leaves the greedy path); "
+            "KL from top-20",
         ]
     )
     data = results(root)
@@ -107,9 +108,10 @@ def test_server_that_drops_mid_run_fails_closed(
     pytester: pytest.Pytester, llama_base_url: str
 ) -> None:
     root = project(pytester, "test_fidelity.py")
-    # the probe takes 5 requests (2 model listings, 2 generation logprobs, 1 echo); the
-    # first case's generation is the 6th; then the connection drops on every request
-    with Proxy(llama_base_url, fail_after=6, fail_status=None) as proxy:
+    # the probe takes 6 requests (2 model listings, 2 generation logprobs, 1 with logit_bias,
+    # 1 echo); the first case's generation is the 7th; then the connection drops on every
+    # request
+    with Proxy(llama_base_url, fail_after=7, fail_status=None) as proxy:
         result = run(pytester, "--provenai-base-url", proxy.base_url, "--snapshot-update")
     # the case whose generation failed, and all three gates (fail closed on the missing case)
     result.assert_outcomes(passed=1, failed=1 + 3)
@@ -132,11 +134,11 @@ def test_server_that_drops_mid_run_fails_closed(
 def test_a_server_that_echoes_the_key_in_errors_never_gets_it_written(
     pytester: pytest.Pytester, llama_base_url: str
 ) -> None:
-    """The first case's generation (request 6, after the probe's 5) and every later request
+    """The first case's generation (request 7, after the probe's 6) and every later request
     fail with HTTP 401 whose body repeats the Authorization header: the key must appear in
     no terminal line, JUnit XML, results, report, cache entry or golden file."""
     root = project(pytester, "test_fidelity.py")
-    with Proxy(llama_base_url, fail_after=5, fail_status=401, echo_auth=True) as proxy:
+    with Proxy(llama_base_url, fail_after=6, fail_status=401, echo_auth=True) as proxy:
         result = run(
             pytester,
             "--provenai-base-url",

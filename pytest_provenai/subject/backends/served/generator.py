@@ -1,5 +1,6 @@
 """The served model as a :class:`~pytest_provenai.subject.backends.base.Generator`:
-generate over ``/completions``, score from echoed prompt logprobs, the KL fast path.
+generate over ``/completions``, score by one-token requests or from echoed prompt logprobs,
+the KL fast path.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..http import JSONClient
 from ..libraries import library_versions
 from ..local import LocalModelGenerator
 from ..tokenizer import check_continuation_ids
-from .probe import ServerReport
+from .probe import STEPS_BIAS, ServerReport
 from .replies import echo_entries, first_choice, pieces_match, token_id_of
 from .topk import topk_rows
 
@@ -59,6 +60,7 @@ class OpenAIGenerator(LocalModelGenerator):
         self._pieces_lock = threading.Lock()
         self.retokenized = 0  # outputs whose ids had to be tokenised on their own
         self.noncanonical = 0  # outputs whose greedy tokens are not their text's tokenisation
+        self.echo_fallbacks = 0  # continuations scored by the echo where steps could not
         self._identity = Identity(
             backend=BACKEND_NAME,
             name=report.model,
@@ -140,7 +142,8 @@ class OpenAIGenerator(LocalModelGenerator):
 
     # -- score ------------------------------------------------------------------------------
     def score(self, prompt: str, continuation_ids: list[int]) -> Any:
-        """``[len(continuation_ids), vocab]`` rows from one echoed request (see module doc)."""
+        """``[len(continuation_ids), vocab]`` rows, by one-token requests or one echoed
+        request, as the probe chose (see the package doc)."""
         if not self.report.score:
             raise BackendError(
                 f"the server at {self.client.base_url} cannot score a continuation "
@@ -151,12 +154,77 @@ class OpenAIGenerator(LocalModelGenerator):
             import numpy as np
 
             return np.zeros((0, self.vocab), dtype=np.float32)
+        if self.report.via == "steps":
+            return self._step_rows(prompt, cont)
+        return self._echo_score(prompt, cont)
+
+    def _echo_score(self, prompt: str, cont: list[int]) -> Any:
         text = prompt + str(self.tokenizer.decode(cont, skip_special_tokens=False))
         reply = self.client.post(
             "completions",
             self._body(text, 1, echo=True, logprobs=self.report.top_logprobs),
         )
         return self._echo_rows(reply, cont)
+
+    def _step_rows(self, prompt: str, cont: list[int]) -> Any:
+        """Rows from generation-time top-k logprobs: a greedy request from ``prompt`` + the
+        first t tokens of ``cont`` gives the distribution at t, t+1, … for as long as its
+        tokens are ``cont``'s; where one differs, that position's row is kept and the next
+        request starts after it, asking for one token and twice as many after each request
+        whose tokens all were ``cont``'s (a reply past a difference is wasted server work).
+        An output the model would produce anyway costs one request. The end-of-turn ids are
+        biased
+        away, so a reply never stops before ``cont`` does (the probe checked that the
+        reported logprobs ignore the bias). Each prompt must tokenise as ``prompt``'s
+        tokens + ``cont[:t]``, or a row would describe another context: where one does not
+        (e.g. a run of newlines cut in two, which tokenises as one token at the end of a
+        text), the whole continuation is scored by the echo, if the server has one
+        (counted in ``echo_fallbacks``)."""
+        url = self.client.url("completions")
+        pieces, ambiguous = self._piece_table()
+        head = self.encode(prompt)
+        bias = {str(i): STEPS_BIAS for i in sorted(self.stop_ids)}
+        expected = [self._piece(tok) for tok in cont]
+        known: list[dict[int, float]] = []
+        window = len(cont)
+        while len(known) < len(cont):
+            t = len(known)
+            text = prompt + str(self.tokenizer.decode(cont[:t], skip_special_tokens=False))
+            if t and self.encode(text) != head + cont[:t]:
+                if self.report.echo and self.report.shift is not None:
+                    self.echo_fallbacks += 1
+                    return self._echo_score(prompt, cont)
+                raise BackendError(
+                    f"POST {url}: the prompt + the first {t} output tokens does not tokenise "
+                    "back into them, so generation-time logprobs cannot score this output, "
+                    "and the server does not echo prompt logprobs"
+                )
+            want = min(window, len(cont) - t)
+            body = self._body(text, want, logprobs=self.report.top_logprobs, logit_bias=bias)
+            choice = first_choice(self.client.post("completions", body), url)
+            lp = choice.get("logprobs")
+            tokens = lp.get("tokens") if isinstance(lp, dict) else None
+            tops = lp.get("top_logprobs") if isinstance(lp, dict) else None
+            if not isinstance(tokens, list) or not isinstance(tops, list) or not tops:
+                raise BackendError(f"POST {url}: no top logprobs for output position {t}")
+            window = 2 * want
+            for j, top in enumerate(tops[:want]):
+                if not isinstance(top, dict):
+                    raise BackendError(f"POST {url}: no top logprobs for output position {t + j}")
+                tok, piece = cont[t + j], expected[t + j]
+                row: dict[int, float] = {}
+                for key, value in top.items():
+                    tid = token_id_of(str(key), pieces, ambiguous, tok, piece)
+                    if tid is not None and isinstance(value, (int, float)):
+                        row[tid] = max(float(value), row.get(tid, -math.inf))
+                known.append(row)
+                # the next position is only this reply's if it generated cont's token here
+                # (an empty or shared text is no proof: start a new request)
+                same = j < len(tokens) and str(tokens[j]) == piece
+                if not same or not piece or piece in ambiguous:
+                    window = 1
+                    break
+        return topk_rows(known, self.vocab)
 
     def _echo_rows(self, reply: Any, cont: list[int]) -> Any:
         url = self.client.url("completions")

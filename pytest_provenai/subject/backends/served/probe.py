@@ -43,15 +43,21 @@ class ServerReport:
     bos: int  # tokens the server puts before a prompt (a BOS it adds)
     note: str = ""  # why score is off, or which correction is applied
     echo_tail: int = 0  # entries an echo holds after the prompt for its generated token
+    via: str = ""  # how a continuation is scored: "steps", "echo" or "" (it cannot be)
 
     @property
     def score(self) -> bool:
-        return self.echo and self.shift is not None and self.top_logprobs > 0
+        return self.via != ""
 
     def describe(self) -> str:
         """One line for the terminal summary."""
         logprobs = f"top-{self.top_logprobs} logprobs" if self.top_logprobs else "no logprobs"
-        if self.score:
+        if self.via == "steps":
+            score = (
+                "score via generation-time logprobs (re-prompted where the output leaves the "
+                f"greedy path); KL from top-{self.top_logprobs}"
+            )
+        elif self.via == "echo":
             how = "aligned" if self.shift == 0 else f"shifted by {self.shift}, corrected"
             score = f"score via echoed prompt logprobs ({how}); KL from top-{self.top_logprobs}"
         else:
@@ -70,16 +76,20 @@ class ServerReport:
             "bos": self.bos,
             "echo_tail": self.echo_tail,
             "score": self.score,
+            "score_via": self.via,
             "note": self.note,
         }
 
 
-_REPORTS: dict[tuple[str, str | None, str, int], ServerReport] = {}
+_REPORTS: dict[tuple[str, str | None, str, int, str], ServerReport] = {}
 _REPORTS_LOCK = threading.Lock()
 
 
-def probe_server(client: JSONClient, model: str | None, tokenizer: Any, top_k: int) -> ServerReport:
-    """Find out what the server at ``client.base_url`` provides (see the module docstring).
+def probe_server(
+    client: JSONClient, model: str | None, tokenizer: Any, top_k: int, score_via: str = "auto"
+) -> ServerReport:
+    """Find out what the server at ``client.base_url`` provides (see the module docstring)
+    and how a continuation will be scored (``score_via``: auto, steps or echo).
 
     The probe prompt is rendered with the chat template, as every audit prompt is (whether a
     prompt starts with the BOS token changes llama-cpp-python's echo alignment).
@@ -94,11 +104,22 @@ def probe_server(client: JSONClient, model: str | None, tokenizer: Any, top_k: i
     if not gen:
         note = "the server returns no logprobs"
         return ServerReport(base, model, served, 0, False, None, 0, note)
+    steps_note = "not asked for (--provenai-served-score echo)"
+    if score_via != "echo":
+        steps_note = _probe_steps(client, model, top_k, tokenizer, prompt, gen[0])
+
+    def report(echo: bool, shift: int | None, bos: int, echo_note: str, tail: int) -> ServerReport:
+        steps_ok, echo_ok = steps_note == "", echo and shift is not None
+        if score_via == "steps" or (score_via == "auto" and steps_ok):
+            via, note = ("steps", "") if steps_ok else ("", steps_note)
+        else:
+            via = "echo" if echo_ok else ""
+            note = echo_note if score_via == "echo" or echo_ok else f"{steps_note}; {echo_note}"
+        return ServerReport(base, model, served, top, echo, shift, bos, note, tail, via)
+
     echo = _probe_echo(client, model, top_k, prompt + PROBE_TEXT)
     if echo is None:
-        return ServerReport(
-            base, model, served, top, False, None, 0, "the server does not echo prompt logprobs"
-        )
+        return report(False, None, 0, "the server does not echo prompt logprobs", 0)
     reply, choice = echo
     tokens, _, tops = echo_entries(choice, client.url("completions"))
     n_prompt = len(encode_prompt(tokenizer, prompt))
@@ -131,9 +152,9 @@ def probe_server(client: JSONClient, model: str | None, tokenizer: Any, top_k: i
             "its echoed prompt logprobs match neither the aligned nor a one-token-shifted "
             "position of its own generation-time logprobs"
         )
-        return ServerReport(base, model, served, top, True, None, bos, note, tail)
+        return report(True, None, bos, note, tail)
     note = "" if shift == 0 else f"echoed top-k at entry i describe token i+{shift} (corrected)"
-    return ServerReport(base, model, served, top, True, shift, bos, note, tail)
+    return report(True, shift, bos, note, tail)
 
 
 def served_model(client: JSONClient, model: str | None) -> tuple[str, tuple[str, ...]]:
@@ -209,6 +230,59 @@ def _probe_logprobs(
     return out
 
 
+STEPS_BIAS = -100.0
+"""``logit_bias`` a steps request puts on the end-of-turn ids, so that the one token it
+generates is never one that ends the reply: servers return no logprobs for a token that ends
+it. The probe checks that the logprobs a server reports ignore the bias."""
+
+
+def _probe_steps(
+    client: JSONClient, model: str, top_k: int, tokenizer: Any, prompt: str, reference: Any
+) -> str:
+    """Why one-token requests cannot score a continuation on this server ("" when they can):
+    its prompt token count must agree with ``tokenizer``, and the top-k it reports after
+    ``PROBE_PREFIXES[0]`` with the likeliest token biased away (``logit_bias``) must still be
+    ``reference``, the unbiased top-k: the logprobs are the model's, not the sampler's."""
+    text = prompt + PROBE_PREFIXES[0]
+    ranked = sorted(reference.items(), key=lambda kv: -float(kv[1]))
+    biased = next(
+        (
+            ids[0]
+            for key, _ in ranked
+            if len(ids := tokenizer(str(key), add_special_tokens=False)["input_ids"]) == 1
+        ),
+        None,
+    )
+    if biased is None:
+        return "its top-logprob keys do not map to single tokens of --provenai-tokenizer"
+    body = _one_token(model, text, top_k, logit_bias={str(int(biased)): STEPS_BIAS})
+    try:
+        reply = client.post("completions", body)
+    except ServerError as exc:
+        if exc.status is not None and 400 <= exc.status < 500:
+            return "it refuses logit_bias on one-token requests"
+        raise BackendError(str(exc)) from None
+    usage = reply.get("usage") if isinstance(reply, dict) else None
+    counted = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+    n = len(encode_prompt(tokenizer, text))
+    if isinstance(counted, int) and counted - n not in (0, 1):
+        raise BackendError(
+            f"the server at {client.base_url} counts {counted} prompt tokens where "
+            f"--provenai-tokenizer counts {n} (with the chat template): pass the served "
+            "model's own tokenizer"
+        )
+    lp = first_choice(reply, client.url("completions")).get("logprobs")
+    tops = lp.get("top_logprobs") if isinstance(lp, dict) else None
+    if not isinstance(tops, list) or not tops or not isinstance(tops[0], dict):
+        return "it returns no top logprobs when logit_bias is given"
+    if not _same_distribution(tops[0], reference):
+        return (
+            "the logprobs it reports follow logit_bias, so a position whose greedy token ends "
+            "the reply cannot be read"
+        )
+    return ""
+
+
 def _probe_echo(
     client: JSONClient, model: str, top_k: int, text: str
 ) -> tuple[Any, dict[str, Any]] | None:
@@ -266,14 +340,22 @@ def _same_distribution(echoed: Mapping[str, Any], reference: Mapping[str, float]
 
 def served_report(options: ServedOptions, tokenizer: Any | None = None) -> ServerReport:
     """The probe's report for ``options`` (probed once per process and base URL)."""
-    key = (options.base_url, options.model, options.tokenizer or "", options.top_logprobs)
+    key = (
+        options.base_url,
+        options.model,
+        options.tokenizer or "",
+        options.top_logprobs,
+        options.score_via,
+    )
     with _REPORTS_LOCK:
         hit = _REPORTS.get(key)
     if hit is not None:
         return hit
     if tokenizer is None:
         tokenizer = load_tokenizer(options.tokenizer)[0]
-    report = probe_server(make_client(options), options.model, tokenizer, options.top_logprobs)
+    report = probe_server(
+        make_client(options), options.model, tokenizer, options.top_logprobs, options.score_via
+    )
     with _REPORTS_LOCK:
         _REPORTS[key] = report
     return report

@@ -19,7 +19,9 @@ from ..http import (
 
 __all__ = [
     "DEFAULT_MAX_CONCURRENCY",
+    "DEFAULT_SCORE_VIA",
     "DEFAULT_TOP_LOGPROBS",
+    "SCORE_VIA",
     "ServedOptions",
     "ServedSettings",
     "make_client",
@@ -27,6 +29,14 @@ __all__ = [
 
 DEFAULT_TOP_LOGPROBS = 20
 """Top-k alternatives asked for per position (``--provenai-top-logprobs``)."""
+
+SCORE_VIA = ("auto", "steps", "echo")
+"""How a teacher-forced continuation is scored (``--provenai-served-score``): ``steps`` sends
+one one-token request per continuation position (the prompt grows by one realised token each
+time; the server's prefix cache carries the shared part), ``echo`` sends the prompt +
+continuation once and reads the echoed prompt logprobs back; ``auto`` takes ``steps`` where
+the probe finds it usable, else ``echo``."""
+DEFAULT_SCORE_VIA = "auto"
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,7 @@ class ServedOptions:
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
+    score_via: str = DEFAULT_SCORE_VIA
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,10 @@ class ServedSettings:
     def request_timeout(self) -> float:
         return self.server.timeout
 
+    @property
+    def score_via(self) -> str:
+        return self.server.score_via
+
     def for_results(self) -> dict[str, Any]:
         return {
             "base_urls": list(self.base_urls),
@@ -75,6 +90,7 @@ class ServedSettings:
             "top_logprobs": self.top_logprobs,
             "max_concurrency": self.max_concurrency,
             "request_timeout": self.request_timeout,
+            "score_via": self.score_via,
         }
 
     def base_url_for(self, worker_id: str | None) -> str:
