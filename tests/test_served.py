@@ -158,7 +158,8 @@ def test_ablations_scored_both_ways_diverge_at_the_same_positions(
     assert [v.divergence for v in by_steps.variants] == [v.divergence for v in by_echo.variants]
     assert by_steps.variants[2].divergence is None
     for a, b in zip(by_steps.variants, by_echo.variants, strict=True):
-        assert a.generation.token_ids == b.generation.token_ids
+        # (regenerations are not compared: llama.cpp's output can depend on which cached
+        # prefix a request reuses, so two free generations of one prompt may differ)
         # past a divergence, teacher-forced positions can be near ties: the two ways agree
         # on the argmax wherever the top two are further apart than the KV-cache noise
         top2 = np.sort(b.rows, -1)[:, -2:]
