@@ -1,7 +1,7 @@
 """Served vs in-process: latency, throughput, greedy agreement and the top-k KL error (not a test).
 
     .venv/bin/python benchmarks/bench_served.py [--cases 5] [--max-new-tokens 32]
-        [--kl-cases 2] [--kl-resources 3]
+        [--kl-cases 2] [--kl-resources 3] [--influence-cases 1] [--echo]
 
 Starts llama-cpp-python's server on 127.0.0.1 (a free port) serving the embedded default GGUF
 (tests/served.py), loads the same GGUF in-process with the transformers backend, and on the
@@ -17,7 +17,12 @@ harness's own prompt) measures, side by side in one run:
   ablations, the KL of the in-process realised output (per position, over the whole output)
   computed (a) exactly in-process, (b) in-process from each row's top-20 with the rest
   lumped (the approximation alone), (c) from the server's echoed top-20 (approximation +
-  runtime: llama.cpp computes with the Q4_1 weights, transformers with them dequantised).
+  runtime: llama.cpp computes with the Q4_1 weights, transformers with them dequantised);
+* exact influence per case (issue 26): for ``--influence-cases`` cases, every ablation's
+  ``ablation_pass`` (score the realised output under the full and each ablated prompt,
+  regenerate where it diverges) in-process and served, scored from generation-time logprobs
+  (``steps``, the default) and, with ``--echo``, from echoed prompt logprobs (llama-cpp-python
+  builds those in Python for every prompt position: minutes per case).
 
 The machine is shared: absolute seconds are noisy, the ratios come from one run.
 """
@@ -30,6 +35,7 @@ import statistics
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +55,8 @@ def main() -> None:
     parser.add_argument("--kl-cases", type=int, default=2)
     parser.add_argument("--kl-resources", type=int, default=3)
     parser.add_argument("--top-logprobs", type=int, default=20)
+    parser.add_argument("--influence-cases", type=int, default=1)
+    parser.add_argument("--echo", action="store_true", help="also time scoring by echo")
     args = parser.parse_args()
 
     import numpy as np
@@ -81,17 +89,22 @@ def main() -> None:
     lgen = local.generator
     os.environ.pop("PROVENAI_API_KEY", None)
     with llama_server(api_key=None) as url:
-        served = load_served(
-            ServedOptions(
-                base_url=url,
-                model=MODEL_ALIAS,
-                tokenizer="default",
-                top_logprobs=args.top_logprobs,
-                max_concurrency=4,
-            ),
-            Decoding(max_new_tokens=args.max_new_tokens),
+        options = ServedOptions(
+            base_url=url,
+            model=MODEL_ALIAS,
+            tokenizer="default",
+            top_logprobs=args.top_logprobs,
+            max_concurrency=4,
         )
+        served = load_served(options, Decoding(max_new_tokens=args.max_new_tokens))
         print(served.report.describe())
+        echo = (
+            load_served(
+                replace(options, score_via="echo"), Decoding(max_new_tokens=args.max_new_tokens)
+            )
+            if args.echo
+            else None
+        )
         prompts = [
             build_prompt(c.question, make_resources(c.sources), lgen.render_chat).prompt
             for c in cases
@@ -197,6 +210,29 @@ def main() -> None:
                     f"| {case.id} | R{j} | {exact:.4f} | {sim:.4f} | {srv:.4f} "
                     f"| {score_s[-1]:.1f} |"
                 )
+        if args.influence_cases:
+            print(
+                "\n| case | ablations | in-process s | served (steps) s | ratio | served "
+                "(echo) s | steps requests | diverged |"
+            )
+            print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for r, case in zip(
+            rows[: args.influence_cases], cases[: args.influence_cases], strict=True
+        ):
+            realised = list(r["local"][1].token_ids)
+            resources = make_resources(case.sources)
+            full = build_prompt(case.question, resources, lgen.render_chat).prompt
+            ablated = _prompts(local, case, resources)
+            t_local, _ = _pass(lgen, full, ablated, realised)
+            before = served.client.requests
+            t_steps, steps_pass = _pass(served, full, ablated, realised)
+            n_req = served.client.requests - before
+            t_echo = f"{_pass(echo, full, ablated, realised)[0]:.1f}" if echo else "-"
+            diverged = sum(v.divergence is not None for v in steps_pass.variants)
+            print(
+                f"| {case.id} | {len(ablated)} | {t_local:.1f} | {t_steps:.1f} | "
+                f"{t_steps / t_local:.2f}x | {t_echo} | {n_req} | {diverged} |"
+            )
         if errs_sim:
             print(
                 f"\nmean-KL abs error vs exact: in-process top-{args.top_logprobs} median "
@@ -205,8 +241,16 @@ def main() -> None:
             )
         print(
             f"client: {served.client.requests} requests, {served.client.retried} retried, "
-            f"{served.retokenized} outputs re-tokenised on their own"
+            f"{served.retokenized} outputs re-tokenised on their own, "
+            f"{served.echo_fallbacks} scored by echo where steps could not"
         )
+
+
+def _pass(gen: Any, full: str, ablated: list[str], realised: list[int]) -> tuple[float, Any]:
+    """Seconds for one case's ``ablation_pass`` (every ablation), and the pass."""
+    t0 = time.perf_counter()
+    out = gen.ablation_pass(full, ablated, realised)
+    return time.perf_counter() - t0, out
 
 
 def _timed(fn: Any, arg: Any) -> tuple[float, Any]:
