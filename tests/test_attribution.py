@@ -187,7 +187,7 @@ def test_overlap_and_rescue() -> None:
     assert not rescue(values, 0.5, structured=True)
     assert not rescue(values, 0.9, structured=True, conflict=True)
     fee = check_values("Velmora pays 24.50 EUR a month.", RECORD)
-    assert fee.values == ("24.50 EUR a month",) and rescue(fee, 0.6, structured=True)
+    assert fee.values == ("24.50 EUR",) and rescue(fee, 0.6, structured=True)
     assert not rescue(check_values("Velmora pays 42.50 EUR.", RECORD), 0.9, structured=True)
 
 

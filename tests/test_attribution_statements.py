@@ -382,17 +382,3 @@ def test_any_text_decomposes_without_raising_and_ranges_hold(seed: int) -> None:
         assert a.status in ("stated", "ambiguous", "implied", "unavailable")
         assert (a.family is not None) == (a.status == "stated") or a.status == "implied"
         assert a.rule is None or a.status == "stated"
-
-
-def test_decompose_reads_the_listed_tool_descriptions() -> None:
-    """An MCP session's tool listing reaches the decomposer: a phrase naming a tool by the
-    words of its description is that tool's family, said by the rule ``tool_description``;
-    without the listing the same phrase is ambiguous (never silently a family)."""
-    tools = {"q7": "database", "fx": "document"}
-    descriptions = {"q7": "Rows of the harbour tide gauge readings.", "fx": "One policy text."}
-    text = "The tide gauge shows high water at 06:12 on 3 May."
-    (bare,) = decompose(text, tools)
-    assert bare.attribution.status == "ambiguous" and bare.attribution.family is None
-    (listed,) = decompose(text, tools, descriptions=descriptions)
-    assert (listed.attribution.status, listed.attribution.family) == ("stated", "database")
-    assert (listed.attribution.tool, listed.attribution.rule) == ("q7", "tool_description")

@@ -173,9 +173,6 @@ def test_mcp_subject_harness_drives_the_calls(tools: HotpotTools, case: Case) ->
     assert answered.cites == [answered.seen[1][0]] and len(answered.seen) == 10
     assert answered.trace is not None and answered.trace.resources[1].title == "Scott Derrickson"
     assert not answered.session.gold_access
-    # the session listed the tools as an agent would: their descriptions reach the verifier
-    assert sorted(answered.session.descriptions) == sorted(TOOL_NAMES)
-    assert "passage" in answered.session.descriptions["get_evidence_document"].casefold()
     # the same prompt as the fidelity suite's, so both share one generation cache entry
     direct = ModelSubject(generator).answer(case)
     assert direct.view is not None and answered.trace.view is not None

@@ -333,17 +333,16 @@ def _make(
     sentence: tuple[int, int] | None = None,
     question: str | None = None,
     subject: str | None = None,
-    descriptions: Mapping[str, str] | None = None,
 ) -> Claim:
     """A claim over ``answer[start:end]`` (characters). Attribution is read from the
     enclosing ``sentence`` (default: the claim itself)."""
     text = answer[start:end]
-    attribution = find_attribution(text, tools, descriptions)
+    attribution = find_attribution(text, tools)
     span_in_claim = attribution.span
     if attribution.status == "unavailable" and sentence is not None:
         # a part keeps the attribution that opens its sentence or closes it
         whole_text = answer[sentence[0] : sentence[1]]
-        whole = find_attribution(whole_text, tools, descriptions)
+        whole = find_attribution(whole_text, tools)
         if whole.span is not None:
             a, b = sentence[0] + whole.span[0], sentence[0] + whole.span[1]
             outside = b <= start or a >= end
@@ -395,22 +394,15 @@ def _segments(answer: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def decompose(
-    answer: str,
-    tools: Mapping[str, str],
-    *,
-    question: str | None = None,
-    descriptions: Mapping[str, str] | None = None,
-) -> list[Claim]:
+def decompose(answer: str, tools: Mapping[str, str], *, question: str | None = None) -> list[Claim]:
     """The claims of ``answer`` in text order (``tools``: tool name → family, for
-    tool-name attributions; ``descriptions``: tool name → its listed description, when the
-    caller has the tool listing, for attributions that name a tool by its description)."""
+    tool-name attributions)."""
     claims: list[Claim] = []
     for section, seg_start, seg_end in _segments(answer):
         pos = seg_start
         for line in answer[seg_start:seg_end].split("\n"):
             for s_start, s_end in _sentences(line, pos):
-                whole = find_attribution(answer[s_start:s_end], tools, descriptions)
+                whole = find_attribution(answer[s_start:s_end], tools)
                 keep = [(s_start + whole.span[0], s_start + whole.span[1])] if whole.span else []
                 for c_start, c_end in _clauses(answer, s_start, s_end):
                     parts = (
@@ -433,7 +425,6 @@ def decompose(
                             sentence=(s_start, s_end),
                             question=question,
                             subject=subject,
-                            descriptions=descriptions,
                         )
                         first = first or claim
                         claims.append(claim)

@@ -25,11 +25,9 @@ from typing import Any, Protocol, runtime_checkable
 from pytest_provenai.attribution.decompose import Claim, decompose
 from pytest_provenai.attribution.families import Attribution, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
-from pytest_provenai.attribution.protected import claim_values
-from pytest_provenai.attribution.routing import Route, by_values, centroid, cosine, route
-from pytest_provenai.attribution.rows import keyed_conflict
+from pytest_provenai.attribution.routing import Route, centroid, cosine, route
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS
-from pytest_provenai.attribution.support import source_missing, support_signals
+from pytest_provenai.attribution.support import support_signals
 from pytest_provenai.attribution.verdict import (
     AnswerVerdict,
     ClaimDecision,
@@ -351,12 +349,9 @@ class Verifier:
         tools: Mapping[str, str],
         *,
         question: str | None = None,
-        descriptions: Mapping[str, str] | None = None,
     ) -> AnswerResult:
-        """Decompose ``text`` and verify its claims (``descriptions``: the tools' listed
-        descriptions, when known: a family cue of their own)."""
-        claims = decompose(text, tools, question=question, descriptions=descriptions)
-        return self.verify_claims(text, claims, evidence)
+        """Decompose ``text`` and verify its claims."""
+        return self.verify_claims(text, decompose(text, tools, question=question), evidence)
 
 
 def _premise(
@@ -397,7 +392,6 @@ def prepare_claims(
     centroids = {s: centroid(v) for s, v in chunk_vecs.items() if v}
     by_source = evidence.by_source()
     all_texts = [e.text for e in evidence.items]
-    all_arguments = [e.arguments for e in evidence.items]
     factual = [c for c in claims if c.factual]
     claim_vecs = encoder.embed([c.content for c in factual]) if factual and centroids else []
     vec_of = {c.index: v for c, v in zip(factual, claim_vecs, strict=False)}
@@ -408,16 +402,6 @@ def prepare_claims(
             continue
         q = vec_of[claim.index]
         r = route(q, centroids)
-        assert r.source is not None
-        read = claim_values(claim.content)
-        if read and not keyed_conflict(claim.content, read, by_source[r.source].text):
-            r = by_values(
-                r,
-                {
-                    s: source_missing(claim.content, by_source[s].text, by_source[s].arguments)
-                    for s in texts
-                },
-            )
         assert r.source is not None
         ev = by_source[r.source]
         parts = texts[r.source]
@@ -433,8 +417,6 @@ def prepare_claims(
             parts[best],
             all_texts,
             structured=ev.structured,
-            arguments=ev.arguments,
-            all_arguments=all_arguments,
         )
         ratio, mean = encoder.align(claim.content, premise_chunks)
         extra_features: dict[str, float] = {}

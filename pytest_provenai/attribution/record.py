@@ -257,16 +257,12 @@ def session_record(
     model: Mapping[str, Any] | None,
     driver: str,
     suite: str = "attribution",
-    descriptions: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(record, trace graph) of an answer written through the MCP tools. ``calls`` are the
     session's :class:`~pytest_provenai.frozen.traces.ToolCall` s; ``graph_for(answers)``
-    builds the captured graph (with result digests) for the given answer nodes;
-    ``descriptions`` are the listed tools' descriptions, when the session listed them."""
+    builds the captured graph (with result digests) for the given answer nodes."""
     evidence = collect_evidence(calls, families)
-    result = auditor.verifier.verify(
-        answer, evidence, families, question=question_for_claims, descriptions=descriptions
-    )
+    result = auditor.verifier.verify(answer, evidence, families, question=question_for_claims)
     fixed = auditor.repair(result, evidence, families, question_for_claims)
     node = AnswerNode(
         "answer",

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ROUTE_STATUSES", "Route", "by_values", "centroid", "cosine", "route"]
+__all__ = ["ROUTE_STATUSES", "Route", "centroid", "cosine", "route"]
 
 Vector = Sequence[float]
 
@@ -80,23 +80,3 @@ def route(claim: Vector, centroids: Mapping[str, Vector]) -> Route:
     if len(ranking) == 1:
         return Route(top_source, top, top, ranking, "single_source")
     return Route(top_source, top, top - ranking[1][1], ranking, "routed")
-
-
-def by_values(r: Route, missing: Mapping[str, tuple[int, ...]]) -> Route:
-    """``r`` moved to the best-ranked source lacking fewest of the claim's values
-    (``missing``: source → how many of the claim's values the whole source lacks, compared
-    as tuples: identifiers first, then all values); ``r``
-    itself when its source already lacks fewest. The score is the new source's cosine and
-    the margin its distance to the best other source (negative when the words pointed
-    elsewhere); the ranking and status are kept."""
-    if r.source is None or not missing:
-        return r
-    zero = (0,)
-    fewest = min(missing.get(s, zero) for s, _ in r.ranking)
-    if missing.get(r.source, zero) == fewest:
-        return r
-    for source, score in r.ranking:
-        if missing.get(source, zero) == fewest:
-            other = max(v for s, v in r.ranking if s != source)
-            return Route(source, score, score - other, r.ranking, r.status)
-    return r

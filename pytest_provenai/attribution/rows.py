@@ -30,7 +30,7 @@ from typing import Any
 from pytest_provenai.attribution.protected import content_terms
 from pytest_provenai.attribution.values import Value, match_values
 
-__all__ = ["COUNT_MAX", "RowCheck", "counted", "keyed_conflict", "records", "row_check"]
+__all__ = ["RowCheck", "records", "row_check"]
 
 _KV = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s+(\S.*)$")
 
@@ -144,72 +144,6 @@ class RowCheck:
 def _count_word(v: Value) -> bool:
     """A small count in words ("two of the four"): counts rows, never a cell's value."""
     return v.kind == "number" and not v.text[:1].isdigit() and float(v.key) < 13
-
-
-COUNT_MAX = 31
-"""The largest count a claim may state by counting rows ("three of the four sailings")."""
-_KEY = re.compile(r"^([^:\n]{1,60}?):", re.MULTILINE)
-
-
-def _main_rows(rows: list[str]) -> list[str]:
-    """The records of the output's commonest shape (the same keys): a totals line or a
-    header object is not counted as a row."""
-    shapes: dict[tuple[str, ...], list[str]] = {}
-    for r in rows:
-        shapes.setdefault(tuple(k.strip().casefold() for k in _KEY.findall(r)), []).append(r)
-    return max(shapes.values(), key=len)
-
-
-def counted(content: str, value: Value, source_text: str) -> bool:
-    """Whether a count the claim states (a whole number of at most :data:`COUNT_MAX`, no
-    unit: "three cars", "two of the four departures") is what the rows of a structured
-    output count: the number of rows, or the number of rows that hold one of the claim's
-    words that some rows hold and others do not ("Orla Estate" in two rows of four). A
-    count is stated by no cell, so it is otherwise missing from every source (issue 23).
-    The claim's other values are checked as before; this only reads a count."""
-    if value.kind != "number" or not float(value.key).is_integer():
-        return False
-    n = int(value.key)
-    if not 0 < n <= COUNT_MAX:
-        return False
-    rows = records(source_text)
-    if rows is None or len(rows) < 2:
-        return False
-    main = _main_rows(rows)
-    if len(main) == n:
-        return True
-    terms = content_terms(content) - {value.text.casefold()}
-    row_terms = [content_terms(r) for r in main]
-    for t in terms:
-        holding = sum(t in rt for rt in row_terms)
-        if holding == n and holding < len(main):
-            return True
-    return False
-
-
-def keyed_conflict(content: str, values: Sequence[Value], source_text: str) -> bool:
-    """Whether a ``key: value`` line of the source (a record field, a table cell under its
-    header) names what the claim says — every content term of the key is in the claim
-    ("original gravity", "subjects entered") — and gives it another value of the same kind
-    than every claim value: the source answers the claim's question differently, so the
-    claim contradicts it (it is not to be moved to another source that happens to hold its
-    value, :func:`~pytest_provenai.attribution.routing.by_values`)."""
-    if not values:
-        return False
-    claim_terms = content_terms(content)
-    lines = [ln for r in (records(source_text) or []) for ln in r.split("\n")]
-    lines = lines or source_text.split("\n")
-    for ln in lines:
-        m = _KV.match(ln)
-        if m is None:
-            continue
-        key_terms = content_terms(m.group(1).replace("_", " "))
-        if not key_terms or not key_terms <= claim_terms:
-            continue
-        found = match_values(values, m.group(2), missing_quantity_unit=True)
-        if any(f.conflicting for f in found) and not any(f.present for f in found):
-            return True
-    return False
 
 
 def row_check(content: str, values: Sequence[Value], source_text: str) -> RowCheck:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pytest_provenai.attribution.polarity import Polarity, negates, polarity
 from pytest_provenai.attribution.protected import (
@@ -37,7 +37,7 @@ from pytest_provenai.attribution.protected import (
     overlap,
     rescue,
 )
-from pytest_provenai.attribution.rows import RowCheck, counted, row_check
+from pytest_provenai.attribution.rows import RowCheck, row_check
 
 __all__ = [
     "CONFLICT_REASONS",
@@ -45,12 +45,9 @@ __all__ = [
     "VERBATIM_COVER",
     "VERBATIM_WORDS",
     "SupportSignals",
-    "argument_values",
     "names",
-    "source_missing",
     "support_signals",
     "verbatim",
-    "with_counts",
 ]
 
 CONFLICT_REASONS = ("value_from_other_row", "negation_conflict", "antonym_conflict")
@@ -134,56 +131,6 @@ def names(content: str) -> list[str]:
     return out
 
 
-_NAMING_KINDS = frozenset({"identifier", "date", "datetime", "week", "version"})
-
-
-def argument_values(arguments: str) -> str:
-    """The values of a call's arguments that name what its output is about — identifiers,
-    dates, weeks, versions and years (``turbine='CB-T04'``, ``year=2031``), one a line —
-    and none of its other numbers (``LIMIT 4``, ``k=3`` are no fact about the rows)."""
-    from pytest_provenai.attribution.values import read_values
-
-    kept = [
-        v.text
-        for v in read_values(arguments)
-        if v.kind in _NAMING_KINDS
-        or (v.kind == "number" and float(v.key).is_integer() and 1500 <= v.key <= 2999)
-    ]
-    return "\n".join(kept)
-
-
-def with_counts(content: str, check: ValueCheck, source_text: str) -> ValueCheck:
-    """``check`` with the counts that the rows of ``source_text`` count
-    (:func:`~pytest_provenai.attribution.rows.counted`) no longer missing or conflicting."""
-    if not check.missing:
-        return check
-    found = {
-        v.text
-        for v in claim_values(content)
-        if v.text in check.missing and counted(content, v, source_text)
-    }
-    if not found:
-        return check
-    return replace(
-        check,
-        missing=tuple(v for v in check.missing if v not in found),
-        conflicting=tuple(v for v in check.conflicting if v not in found),
-    )
-
-
-def source_missing(content: str, source_text: str, arguments: str = "") -> tuple[int, int]:
-    """How many of the claim's identifiers, then of all its values, a whole source lacks, by
-    meaning (counts of its rows included): the value side of routing
-    (:func:`~pytest_provenai.attribution.routing.by_values`). Identifiers come first: they
-    name the claim's entity, so a source holding the claim's other values under another
-    identifier (a value from another record) never wins over the entity's own source."""
-    named = argument_values(arguments)
-    texts = [source_text, named] if named else source_text
-    missing = with_counts(content, check_values(content, texts), source_text).missing
-    ids = {v.text for v in claim_values(content) if v.kind in ("identifier", "version")}
-    return (sum(m in ids for m in missing), len(missing))
-
-
 def support_signals(
     content: str,
     premise: str,
@@ -192,23 +139,11 @@ def support_signals(
     all_texts: Sequence[str],
     *,
     structured: bool,
-    arguments: str = "",
-    all_arguments: Sequence[str] = (),
 ) -> SupportSignals:
-    """The signals of one claim's ``content`` (attribution phrase stripped). ``arguments``
-    are the argument values of the call that returned the routed source (``all_arguments``:
-    of every call): the values that name what the output is about count as stated by it
-    (:func:`argument_values`)."""
-    named = argument_values(arguments)
-    named_all = [t for a in all_arguments if (t := argument_values(a))]
-    values = with_counts(
-        content, check_values(content, [premise, named] if named else premise), source_text
-    )
-    values_all = with_counts(content, check_values(content, [*all_texts, *named_all]), source_text)
+    """The signals of one claim's ``content`` (attribution phrase stripped)."""
+    values = check_values(content, premise)
+    values_all = check_values(content, all_texts)
     row = row_check(content, claim_values(content), source_text)
-    if row.missing:
-        counts = {v.text for v in claim_values(content) if counted(content, v, source_text)}
-        row = replace(row, missing=tuple(v for v in row.missing if v not in counts))
     unit = row.row if row.structured else best_chunk
     pol = polarity(content, unit)
     conflict: str | None = None
@@ -218,7 +153,7 @@ def support_signals(
         conflict = "negation_conflict"
     elif pol.antonym is not None:
         conflict = "antonym_conflict"
-    folded_source = " ".join(f"{source_text}\n{arguments}".split()).casefold()
+    folded_source = " ".join(source_text.split()).casefold()
     named = content
     for v in sorted(claim_values(content), key=lambda v: -v.span[0]):
         if v.kind not in ("identifier", "text"):

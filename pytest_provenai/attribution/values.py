@@ -93,20 +93,13 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             rf"(?:[£$€][ \t]?)?(?:{_DIGITS}|\b{_NUMWORDS})(?:[ \t]*-[ \t]*|[ \t]*)"
             r"(?:%|°[ \t]?[CF]\b"
-            r"|[A-Za-zµ]+(?:[ \t]+(?:per|an?|/)[ \t]+(?:(?:cubic|square)[ \t]+)?[A-Za-z]+[²³]?"
-            r"|[ \t]+[A-Za-z]+)?)?",
+            r"|[A-Za-zµ]+(?:[ \t]+(?:per|an?|/)[ \t]+[A-Za-z]+|[ \t]+[A-Za-z]+)?)?",
             re.IGNORECASE,
         ),
     ),
     ("multiplier", re.compile(r"\b(?:twice|double|triple|treble|quadruple)\b", re.IGNORECASE)),
 )
 _YEAR_ONLY = re.compile(rf"^{_YEAR}$")
-#: A day range or pair sharing one month: "1 and 2 November", "3-5 May 2031", "14 to 16
-#: June" (the first day is read with the second's month and year).
-_DAY_RANGE = re.compile(
-    rf"\b(?P<first>(?P<day>[0-3]?\d)(?:st|nd|rd|th)?)\s*(?:and|to|or|-|–|&)\s*"
-    rf"(?P<rest>{_DAY}\s+{_MONTH}(?:,?\s+{_YEAR})?)\b"
-)
 #: Unit words pint would read in a surprising way (``in`` = inch, ``a`` = annum, ``are`` =
 #: 100 m², ``at`` = technical atmosphere …): never units after a number.
 _NOT_UNITS = frozenset(
@@ -218,20 +211,6 @@ def _date_key(text: str) -> tuple[int | None, int | None, int | None] | None:
     )
 
 
-def _rate(number: float, unit: str) -> tuple[float, str, float, str] | None:
-    """A rate ("1.87 GBP per cubic metre", "41 litres an hour", "54 euros a day"): the
-    numerator's quantity over one denominator unit, its dimension ``"<num> / <den>"``."""
-    num_text, den_text = (part.strip() for part in unit.split(" / ", 1))
-    den_text = re.sub(r"^(?:cubic)\s+(\w+)$", r"\1**3", den_text)
-    den_text = re.sub(r"^(?:square)\s+(\w+)$", r"\1**2", den_text)
-    den_text = den_text.replace("³", "**3").replace("²", "**2")
-    num = _quantity(number, num_text)
-    den = _quantity(1.0, den_text)
-    if num is None or den is None or " / " in num[1] or " / " in den[1]:
-        return None
-    return (num[0] / den[0], f"{num[1]} / {den[1]}", number, unit)
-
-
 def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | None:
     unit = unit_text.strip().strip("-").strip()
     unit = re.sub(r"^°\s?C$", "degC", unit)
@@ -240,8 +219,6 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
     unit = re.sub(r"\s+per\s+", " / ", unit)
     if not unit or unit.split()[0].casefold() in _NOT_UNITS:
         return None
-    if " / " in unit:
-        return _rate(number, unit)
     if unit.casefold() in _CURRENCY_CODES:
         code = "EUR" if unit.casefold() == "euros" else unit.upper()
         return (number, f"[currency:{code}]", number, code)
@@ -375,22 +352,6 @@ def _read_values(text: str) -> tuple[Value, ...]:
         )
     taken: list[tuple[int, int]] = []
     out: list[Value] = []
-    for m in _DAY_RANGE.finditer(text):
-        # "1 and 2 November", "3-5 May 2031": the first day takes the month (and year)
-        # of the date after it, which the date shape reads as usual
-        key = _date_key(m.group("rest"))
-        if key is None or key[2] is None:
-            continue
-        out.append(
-            Value(
-                m.group("first"),
-                "date",
-                (key[0], key[1], int(m.group("day"))),
-                True,
-                m.span("first"),
-            )
-        )
-        taken.append(m.span("first"))
     for kind, pattern in _SHAPES:
         for m in pattern.finditer(text):
             start, end = m.span()
@@ -461,9 +422,6 @@ def _same(a: Value, b: Value) -> bool:
     if a.kind in ("version", "identifier", "week"):
         return b.kind == a.kind and ka == kb
     if a.kind == "quantity":
-        if b.kind == "quantity" and ka[1] != kb[1] and str(kb[1]).startswith(f"{ka[1]} / "):
-            # "2.04 GBP" of "2.04 GBP per cubic metre": the rate's amount, its "per" left out
-            return bool(abs(ka[2] - kb[2]) <= 1e-9 * max(1.0, abs(kb[2])))
         if b.kind == "quantity":
             return bool(ka[1] == kb[1] and abs(ka[0] - kb[0]) <= 1e-6 * max(1.0, abs(kb[0])))
         return False
@@ -593,16 +551,6 @@ def match_values(
                     b.kind == "number" and abs(b.key - v.key[2]) <= 1e-9 * max(1.0, abs(b.key))
                     for b in have
                 )
-                if not present and " / " in str(v.key[1]):
-                    # a rate whose "per …" the evidence states in a key ("daily rate: 54
-                    # EUR"): the numerator's quantity as written, and no rate of its kind
-                    numerator = str(v.key[1]).split(" / ", 1)[0]
-                    present = any(
-                        b.kind == "quantity"
-                        and b.key[1] == numerator
-                        and abs(b.key[2] - v.key[2]) <= 1e-9 * max(1.0, abs(b.key[2]))
-                        for b in have
-                    )
                 own_named, other_named = _header_units(v, folded) if present else (False, False)
                 if present and other_named and not own_named:
                     present = False  # "9,860 miles" against a column "odometer_km | 9,860"

@@ -177,10 +177,6 @@ class Evidence:
     text: str
     sha256: str
     call: int
-    #: The argument values of the call that returned it (strings and numbers, in argument
-    #: order, one a line): a query's filter (``WHERE apiary='Cragside Orchard' AND
-    #: year=2031``) says what its rows are about, which the rows themselves never repeat.
-    arguments: str = ""
 
     @property
     def structured(self) -> bool:
@@ -234,16 +230,6 @@ def output_sources(calls: Sequence[ToolCall]) -> list[list[str | None]]:
     return names
 
 
-def _argument_text(arguments: Any) -> str:
-    if isinstance(arguments, dict):
-        return "\n".join(t for v in arguments.values() if (t := _argument_text(v)))
-    if isinstance(arguments, list):
-        return "\n".join(t for v in arguments if (t := _argument_text(v)))
-    if isinstance(arguments, bool) or arguments is None:
-        return ""
-    return str(arguments)
-
-
 def collect_evidence(calls: Sequence[ToolCall], families: Mapping[str, str]) -> EvidenceSet:
     """Evidence objects of ``calls`` in call order (see the comment above). A tool that
     ``families`` does not name has family ``"unknown"``."""
@@ -257,14 +243,6 @@ def collect_evidence(calls: Sequence[ToolCall], families: Mapping[str, str]) -> 
             if output.source and source != output.source:
                 conflicts.append(output.source)
             items.append(
-                Evidence(
-                    source,
-                    call.tool,
-                    family,
-                    output.text,
-                    output.sha256,
-                    call.index,
-                    _argument_text(call.arguments),
-                )
+                Evidence(source, call.tool, family, output.text, output.sha256, call.index)
             )
     return EvidenceSet(tuple(items), tuple(dict.fromkeys(conflicts)))

@@ -62,9 +62,6 @@ class ToolSession:
     session: str
     families: Mapping[str, str] = field(default_factory=lambda: dict(FAMILIES))
     captured: list[CapturedCall] = field(default_factory=list)
-    #: Each listed tool's description (filled by :meth:`tool_names`): an attribution phrase
-    #: may name a tool by the words of its description ("the passage lookup shows …").
-    descriptions: dict[str, str] = field(default_factory=dict)
     _portal_cm: Any = None
     _portal: Any = None
     _client_cm: Any = None
@@ -99,9 +96,7 @@ class ToolSession:
             self._client = self._client_cm = self._portal = self._portal_cm = None
 
     def tool_names(self) -> list[str]:
-        """The server's tool names; their descriptions are kept in :attr:`descriptions`."""
         listed = self._portal.call(self._client.list_tools)
-        self.descriptions = {t.name: t.description or "" for t in listed.tools}
         return [t.name for t in listed.tools]
 
     def call(

@@ -90,7 +90,6 @@ class MCPAnswerer:
     def answer(self, case: Case) -> MCPAnswer:
         server = build_server(self.tools, session=case.id)
         with ToolSession(server.mcp, case.id) as session:
-            session.tool_names()  # the listing, as an agent sees it: descriptions kept
             if self.agent is not None:
                 return self._agent_answer(case, session)
             return self._harness_answer(case, session)

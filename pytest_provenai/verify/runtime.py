@@ -357,7 +357,6 @@ class AttributionRuntime:
                 question_for_claims=answered.question_for_claims,
                 model=model,
                 driver=answered.driver,
-                descriptions=session.descriptions,
             )
             stored_graph: dict[str, Any] | None
             record, stored_graph = self._store(
