@@ -673,9 +673,10 @@ OPTIONS += (
     (
         SERVED_SCORE,
         "string",
-        "openai backend: how continuations are scored for KL: steps (one one-token request per "
-        "position; fast on llama.cpp servers), echo (one request with echoed prompt logprobs; "
-        f"fast on vLLM) or auto (steps where the server allows it) (default: {DEFAULT_SCORE_VIA})",
+        "openai backend: how outputs are scored for KL: steps (generation-time logprobs, "
+        "re-prompted where the output leaves the greedy path; fast on llama.cpp servers), echo "
+        "(one request with echoed prompt logprobs; fast on vLLM) or auto (steps where the "
+        f"server allows it) (default: {DEFAULT_SCORE_VIA})",
     ),
 )
 
