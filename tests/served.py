@@ -174,6 +174,7 @@ class Proxy:
         self.delay = delay
         self.count = 0
         self.in_flight = 0
+        self._counted = threading.local()  # whether this handler thread's request is counted
         self.peak_in_flight = 0
         self.lock = threading.Lock()
         self.seen_auth: set[str] = set()
@@ -204,6 +205,9 @@ class Proxy:
         self._loop.stop()
 
     def _send(self, h: BaseHTTPRequestHandler, status: int, body: bytes, ctype: str) -> None:
+        # no longer in flight once the answer goes out: the client may send its next request
+        # before this handler thread gets back from writing (counting it then overcounts)
+        self._leave()
         h.send_response(status)
         h.send_header("Content-Type", ctype)
         h.send_header("Content-Length", str(len(body)))
@@ -219,6 +223,7 @@ class Proxy:
             auth = h.headers.get("Authorization")
             if auth:
                 self.seen_auth.add(auth)
+        self._counted.on = True
         try:
             if self.delay:
                 time.sleep(self.delay)
@@ -255,8 +260,14 @@ class Proxy:
                 reply = self.transform(path, body, reply)
             self._send(h, 200, json.dumps(reply).encode(), "application/json")
         finally:
+            self._leave()
+
+    def _leave(self) -> None:
+        """Count the current request out of ``in_flight``, once."""
+        if getattr(self._counted, "on", False):
             with self.lock:
                 self.in_flight -= 1
+            self._counted.on = False
 
 
 def shift_echo(by: int) -> Transform:
