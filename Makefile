@@ -72,8 +72,10 @@ browser:
 	  echo "browser test: no apt-get as root here; it will skip unless chromium is on PATH"; \
 	fi
 
+# Two xdist workers, a test file per worker at a time (module fixtures such as the real-model
+# ablation runs are built once); torch then takes one thread per worker (cores // workers).
 test: lint browser $(SERVE_STAMP)
-	$(BIN)/python -m pytest tests -q
+	$(BIN)/python -m pytest tests -q -n 2 --dist loadfile
 
 clean:
 	rm -rf $(VENV) .provenai-cache results.json report.html
