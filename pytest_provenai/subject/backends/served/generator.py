@@ -181,7 +181,7 @@ class OpenAIGenerator(LocalModelGenerator):
         text), the whole continuation is scored by the echo, if the server has one
         (counted in ``echo_fallbacks``)."""
         url = self.client.url("completions")
-        pieces, ambiguous = self._piece_table()
+        ambiguous = self._piece_table()[1]
         head = self.encode(prompt)
         bias = {str(i): STEPS_BIAS for i in sorted(self.stop_ids)}
         expected = [self._piece(tok) for tok in cont]
@@ -212,12 +212,7 @@ class OpenAIGenerator(LocalModelGenerator):
                 if not isinstance(top, dict):
                     raise BackendError(f"POST {url}: no top logprobs for output position {t + j}")
                 tok, piece = cont[t + j], expected[t + j]
-                row: dict[int, float] = {}
-                for key, value in top.items():
-                    tid = token_id_of(str(key), pieces, ambiguous, tok, piece)
-                    if tid is not None and isinstance(value, (int, float)):
-                        row[tid] = max(float(value), row.get(tid, -math.inf))
-                known.append(row)
+                known.append(self._row(top, tok, piece))
                 # the next position is only this reply's if it generated cont's token here
                 # (an empty or shared text is no proof: start a new request)
                 same = j < len(tokens) and str(tokens[j]) == piece
@@ -243,7 +238,6 @@ class OpenAIGenerator(LocalModelGenerator):
                 f"{expected[:8]}…; the server tokenises differently from --provenai-tokenizer "
                 "(pass the served model's own tokenizer)"
             )
-        pieces, ambiguous = self._piece_table()
         known: list[dict[int, float]] = []
         for t, tok in enumerate(cont):
             # llama-cpp-python drops echoed entries of BOS-id tokens; counted from the end,
@@ -251,16 +245,23 @@ class OpenAIGenerator(LocalModelGenerator):
             top = tops[start + t - shift]
             if not isinstance(top, dict):
                 raise BackendError(f"POST {url}: echoed position {start + t} has no logprobs")
-            row: dict[int, float] = {}
-            for key, value in top.items():
-                tid = token_id_of(str(key), pieces, ambiguous, tok, expected[t])
-                if tid is not None and isinstance(value, (int, float)):
-                    row[tid] = max(float(value), row.get(tid, -math.inf))
+            row = self._row(top, tok, expected[t])
             lp = token_lps[start + t]
             if shift == 0 and isinstance(lp, (int, float)):
                 row[tok] = float(lp)
             known.append(row)
         return topk_rows(known, self.vocab)
+
+    def _row(self, top: dict[Any, Any], tok: int, piece: str) -> dict[int, float]:
+        """A position's top-logprob entries by token id (see ``token_id_of``; ``tok`` is the
+        realised token there, ``piece`` its text); keys that map to no id are dropped."""
+        pieces, ambiguous = self._piece_table()
+        row: dict[int, float] = {}
+        for key, value in top.items():
+            tid = token_id_of(str(key), pieces, ambiguous, tok, piece)
+            if tid is not None and isinstance(value, (int, float)):
+                row[tid] = max(float(value), row.get(tid, -math.inf))
+        return row
 
     def _piece(self, tok: int) -> str:
         return str(self.tokenizer.decode([tok], skip_special_tokens=True))
