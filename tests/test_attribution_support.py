@@ -173,3 +173,80 @@ def test_a_quotation_is_rescued_only_without_a_conflict_or_a_missing_value() -> 
         "The Harrow Vale lifeboat launched forty-three times in 2030, mostly to kayakers "
         "caught by the ebb tide."
     )
+
+
+# -- third round (issue 23): values written another way, found on train/validation -------
+
+
+def test_thousands_are_grouped_in_threes_only() -> None:
+    values = [(v.text, v.key) for v in read_values("The crest, version 4, sold 12,480 prints.")]
+    assert values == [("4", 4.0), ("12,480", 12480.0)]
+    assert [v.key for v in read_values("bins 3,4 and 5")] == [3.0, 4.0, 5.0]
+
+
+def test_a_count_per_period_is_a_number_not_a_quantity_of_its_period() -> None:
+    record = "crew_id: K-11\nrostered hours: 42.5 per week\nrate: 19.10 GBP per hour"
+    assert check_values("Kit is rostered for 42.5 hours a week.", record).missing == ()
+    assert check_values("Kit works a 42.5-hour week.", record).missing == ()
+    assert check_values("Kit is rostered for 40 hours a week.", record).missing == ("40 hours",)
+
+
+def test_a_rate_is_stated_by_its_amount_and_its_named_period() -> None:
+    terms = "The weekly allowance is 900 km; each extra kilometre costs 0.22 EUR."
+    assert check_values("You may drive 900 km a week.", terms).missing == ()
+    assert check_values("You may drive 900 km a day.", terms).missing == ("900 km a day",)
+    assert check_values("You may drive 950 km a week.", terms).missing == ("950 km a week",)
+
+
+def test_a_year_is_stated_by_a_full_date_of_that_year() -> None:
+    meta = "file: winter-2032-rota.pdf\nissued: 2032-11-03"
+    assert check_values("The winter 2032 rota came out on 3 November 2032.", meta).missing == ()
+    assert check_values("The winter 2033 rota came out in November.", meta).missing == ("2033",)
+
+
+def test_a_function_word_after_a_number_is_no_unit() -> None:
+    # "has" would be read as hectare-seconds after "and"
+    assert [v.kind for v in read_values("The club began in 2019 and has 40 members.")] == [
+        "number",
+        "number",
+    ]
+
+
+def test_day_and_hour_ranges_share_the_month_and_the_half_of_the_day() -> None:
+    dates = [v.key for v in read_values("The hall was shut on 6 and 7 March 2032.")]
+    assert dates == [(2032, 3, 6), (2032, 3, 7)]
+    assert [v.key for v in read_values("Closed 11-13 May.")] == [(None, 5, 11), (None, 5, 13)]
+    times = [v.key for v in read_values("Viewing runs from 2 to 5 pm, or 10 to 12 pm.")]
+    assert times == [14 * 60, 17 * 60, 10 * 60, 12 * 60]
+    table = "date | visitors\n2032-03-06 | 0\n2032-03-07 | 0\n2032-03-08 | 55"
+    assert check_values("Nobody came on 6 and 7 March.", table).missing == ()
+    assert check_values("Nobody came on 5 and 7 March.", table).missing == ("5",)
+
+
+def test_a_count_of_rows_is_what_the_rows_count() -> None:
+    from pytest_provenai.attribution.protected import claim_values
+    from pytest_provenai.attribution.rows import counted
+
+    table = (
+        "route | bus | days\nR1 | Kestrel | daily\nR2 | Kestrel | weekdays\n"
+        "R3 | Osprey | daily\nR4 | Osprey | daily\nrows: 4"
+    )
+
+    def count(claim: str) -> tuple[str, ...]:
+        return counted(claim, claim_values(claim), table)
+
+    assert count("Three of the four routes run daily.") == ("Three", "four")
+    assert count("Three of the five routes run daily.") == ("Three",)
+    assert count("Two of the routes use the Osprey.") == ("Two",)
+    assert count("Two of the four routes run daily.") == ()
+    assert count("Three of the routes use the Osprey.") == ()
+    assert count("Three routes run daily.") == ()  # not "N of the …": a value, not a count
+    from pytest_provenai.attribution.support import support_signals
+
+    claim = "Three of the four routes run daily."
+    signals = support_signals(claim, table, table, "R1 | Kestrel | daily", [table], structured=True)
+    assert signals.values.missing == () and signals.row.missing == ()
+    wrong = support_signals(
+        "Two of the four routes run daily.", table, table, "", [table], structured=True
+    )
+    assert wrong.values.missing == ("Two",)

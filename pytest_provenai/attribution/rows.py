@@ -30,7 +30,7 @@ from typing import Any
 from pytest_provenai.attribution.protected import content_terms
 from pytest_provenai.attribution.values import Value, match_values
 
-__all__ = ["RowCheck", "records", "row_check"]
+__all__ = ["RowCheck", "counted", "records", "row_check"]
 
 _KV = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s+(\S.*)$")
 
@@ -181,3 +181,44 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
         )
     ]
     return RowCheck(True, rows[best], tuple(v.text for v in missing), tuple(other))
+
+
+_COUNT_OF = re.compile(r"\s+of\s+(?:the|its|their|our|his|her|these|those)\b", re.IGNORECASE)
+
+
+def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
+    """The claim's counts that the rows of ``source_text`` bear out: a small whole number
+    opening "N of the …" ("two of the four departures run daily", "three of its hives")
+    equals the number of records that hold a word of the claim said after it which some
+    records hold and others do not ("daily" in two of the four rows); the total said right
+    after "of the" ("four") is borne out when it is the number of records."""
+    rows = records(source_text)
+    if rows is None:
+        return ()
+    data = [r for r in rows if "\n" in r.strip()]
+    if len(data) < 2:
+        return ()
+    row_terms = [content_terms(r) for r in data]
+    out: list[str] = []
+    for v in values:
+        if v.kind != "number" or not float(v.key).is_integer() or not 0 <= v.key <= 12:
+            continue
+        of = _COUNT_OF.match(content, v.span[1])
+        if of is None:
+            continue
+        total = [
+            w
+            for w in values
+            if w.kind == "number"
+            and w.key == len(data)
+            and not content[of.end() : w.span[0]].strip()
+        ]
+        after = content[v.span[1] :]
+        for w in values:  # the values said after it are not the predicate
+            if w.span[0] >= v.span[1]:
+                start, end = w.span[0] - v.span[1], w.span[1] - v.span[1]
+                after = after[:start] + " " * (end - start) + after[end:]
+        hits = [sum(t in rt for rt in row_terms) for t in content_terms(after)]
+        if any(0 < h < len(data) and h == int(v.key) for h in hits):
+            out += [v.text, *(w.text for w in total)]
+    return tuple(out)

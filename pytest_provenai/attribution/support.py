@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pytest_provenai.attribution.polarity import Polarity, negates, polarity
 from pytest_provenai.attribution.protected import (
@@ -37,7 +37,7 @@ from pytest_provenai.attribution.protected import (
     overlap,
     rescue,
 )
-from pytest_provenai.attribution.rows import RowCheck, row_check
+from pytest_provenai.attribution.rows import RowCheck, counted, row_check
 
 __all__ = [
     "CONFLICT_REASONS",
@@ -131,6 +131,18 @@ def names(content: str) -> list[str]:
     return out
 
 
+def _without(check: ValueCheck, counts: Sequence[str]) -> ValueCheck:
+    """``check`` with the counts the rows bear out present (:func:`.rows.counted`): "two of
+    the four" is counted from rows, never found as a cell's value."""
+    if not counts:
+        return check
+    return replace(
+        check,
+        missing=tuple(v for v in check.missing if v not in counts),
+        conflicting=tuple(v for v in check.conflicting if v not in counts),
+    )
+
+
 def support_signals(
     content: str,
     premise: str,
@@ -141,9 +153,13 @@ def support_signals(
     structured: bool,
 ) -> SupportSignals:
     """The signals of one claim's ``content`` (attribution phrase stripped)."""
-    values = check_values(content, premise)
-    values_all = check_values(content, all_texts)
-    row = row_check(content, claim_values(content), source_text)
+    read = claim_values(content)
+    counts = counted(content, read, source_text)
+    values = _without(check_values(content, premise), counts)
+    values_all = _without(check_values(content, all_texts), counts)
+    row = row_check(content, read, source_text)
+    if counts and row.structured:
+        row = replace(row, missing=tuple(v for v in row.missing if v not in counts))
     unit = row.row if row.structured else best_chunk
     pol = polarity(content, unit)
     conflict: str | None = None

@@ -46,13 +46,16 @@ _NUMBER_WORDS = (
 _NUMWORD = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
 _NUMWORDS = rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+){_NUMWORD})*(?![a-z])"
 _MULTIPLIERS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "treble": 3.0, "quadruple": 4.0}
-_DIGITS = r"\d[\d,]*(?:\.\d+)?"
+#: A number as written: thousands grouped by commas only in threes ("18,420", never the
+#: "7," of "version 7, was" nor the "1,2" of a list), then an optional decimal part.
+_DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?"
 _HOURS = "one two three four five six seven eight nine ten eleven twelve".split()
 _HOUR = r"(?:" + "|".join(_HOURS) + r"|1[0-2]|0?[1-9])"
 #: Spoken clock times ("half past ten", "ten to six in the evening", "a quarter to eleven",
-#: "five past four in the afternoon", "seven o'clock"): no library reads these.
+#: "five past four in the afternoon", "seven o'clock"): no library reads these. Minutes in
+#: digits only before "past": "3 to 4 pm" is a range, not 15:57.
 _CLOCK = (
-    r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2})\s+"
+    r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2}(?=\s+past))\s+"
     rf"(?P<dir>past|to)\s+(?P<h1>{_HOUR})|(?P<h2>{_HOUR})\s+o['’]clock)"
     r"(?:\s+(?P<part>in\s+the\s+(?:morning|afternoon|evening)|at\s+night|[ap]\.?m\.?))?"
 )
@@ -122,6 +125,8 @@ _DIMENSIONS = frozenset(
         "[currency]",
     }
 )
+_RATE_FIRST = re.compile(r"(?:per|an?|each|every)\s+[A-Za-z]|/", re.IGNORECASE)
+"""A unit text that opens with a rate word: the number before it is a count per period."""
 _CURRENCIES = {"£": "GBP", "$": "USD", "€": "EUR"}
 _CURRENCY_CODES = frozenset({"gbp", "usd", "eur", "euros", "chf", "jpy", "nok", "sek", "dkk"})
 
@@ -326,7 +331,13 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         return Value(bare, "quantity", (number, f"[currency:{code}]", number, code), True, span)
     quantity = _quantity(number, unit) if unit else None
     shown = bare
+    if quantity is None and _RATE_FIRST.match(unit):
+        # "37.5 per week", "2 a day": a rate whose numerator names no unit — a number,
+        # never a quantity of its period (37.5 weeks)
+        unit = ""
     for word in unit.split()[:2] if quantity is None and unit and " " in unit else ():
+        if word.casefold() in _NOT_UNITS:
+            break  # "2017 and has": a word after "and" is no unit of the number
         quantity = _quantity(number, word)
         if quantity is not None:
             shown = bare[: bare.index(word, m.start(3)) + len(word)]
@@ -368,7 +379,33 @@ def _read_values(text: str) -> tuple[Value, ...]:
             taken.append(value.span if kind in ("quantity",) else (start, end))
             out.append(value)
     out.sort(key=lambda v: v.span)
-    return tuple(out)
+    return tuple(_day_ranges(out, text))
+
+
+_RANGE_JOIN = re.compile(r"\s*(?:-|–|&|and|to|or)\s*$", re.IGNORECASE)
+
+
+def _day_ranges(values: list[Value], text: str) -> list[Value]:
+    """A bare day number joined to the date after it ("1 and 2 November", "3-5 June 2031",
+    "14 or 15 May") is a date of that month and year, not a number; a bare hour joined to
+    a time of day after it ("3 to 4 pm", "9-11 am") is a time in the same half of the day."""
+    out = list(values)
+    for i in range(len(out) - 1):
+        v, nxt = out[i], out[i + 1]
+        if v.kind != "number" or not re.fullmatch(r"[0-3]?\d", v.text):
+            continue
+        if not _RANGE_JOIN.fullmatch(text[v.span[1] : nxt.span[0]]):
+            continue
+        n = int(v.key)
+        if nxt.kind == "date" and nxt.key[1] is not None and nxt.key[2] is not None:
+            if 1 <= n <= 31:
+                out[i] = Value(v.text, "date", (nxt.key[0], nxt.key[1], n), True, v.span)
+        elif nxt.kind == "time" and 1 <= n <= 12 and re.search(r"[ap]\.?m\.?$", nxt.text, re.I):
+            start = (n % 12) * 60 + (720 if nxt.key >= 720 else 0)
+            if start > nxt.key >= 720:  # "10 to 12 pm": from 10 am
+                start -= 720
+            out[i] = Value(v.text, "time", start, True, v.span)
+    return out
 
 
 def read_values(text: str) -> list[Value]:
@@ -419,6 +456,8 @@ def _same(a: Value, b: Value) -> bool:
         return bool(str(kb).endswith(f"w{int(ka):02d}")) if float(ka).is_integer() else False
     if a.kind == "date" and b.kind == "number" and ka[1] is None and ka[2] is None:
         return bool(ka[0] == kb)
+    if a.kind == "number" and b.kind in ("date", "datetime") and _YEAR_ONLY.match(a.text):
+        return bool(ka == kb[0])  # "the summer 2031 timetable" against 2031-04-30
     if a.kind in ("version", "identifier", "week"):
         return b.kind == a.kind and ka == kb
     if a.kind == "quantity":
@@ -520,6 +559,39 @@ def _identifier_within(key: str, folded_evidence: str) -> bool:
     return re.search(pattern, folded_evidence) is not None
 
 
+_PERIOD_WORDS = {"daily": "day", "hourly": "hour", "weekly": "week", "monthly": "month"}
+_PERIOD_WORDS |= {"yearly": "year", "annual": "year", "annually": "year", "nightly": "night"}
+_RATE_DENOMINATOR = re.compile(
+    r"(?:\b(?:per|an?|each|every)\s+|/\s*|_per_)([a-z]+)|\b(" + "|".join(_PERIOD_WORDS) + r")\b"
+)
+
+
+def _same_unit(a: str, b: str) -> bool:
+    if a.casefold() == b.casefold():
+        return True
+    qa, qb = _quantity(1.0, a), _quantity(1.0, b)
+    return bool(qa and qb and qa[1] == qb[1] and abs(qa[0] - qb[0]) <= 1e-9 * abs(qb[0]))
+
+
+def _rate_stated(v: Value, texts: Sequence[str], folded: str) -> bool:
+    """Whether the evidence states the claim's rate ("250 km a day") as its numerator
+    ("250 km", or 250 under a ``km`` header) with its period named anywhere in the same
+    text ("daily", "per day", "/day", "…_per_d")."""
+    numerator, _, denominator = str(v.key[3]).partition("/")
+    quantity = _quantity(float(v.key[2]), numerator.strip())
+    if quantity is None or not denominator.strip():
+        return False
+    part = Value(v.text, "quantity", quantity, True, v.span)
+    for text in texts:
+        if not match_values([part], text)[0].present:
+            continue
+        for m in _RATE_DENOMINATOR.finditer(" ".join(text.split()).casefold()):
+            word = _PERIOD_WORDS.get(m.group(2) or "", m.group(1) or "")
+            if word and _same_unit(word, denominator.strip()):
+                return True
+    return False
+
+
 def match_values(
     claim_values: Sequence[Value],
     evidence: Iterable[str] | str,
@@ -542,6 +614,8 @@ def match_values(
             out.append(ValueMatch(v, present, False))
             continue
         present = any(_same(v, b) for b in have)
+        if not present and v.kind == "quantity" and "/" in str(v.key[3]):
+            present = _rate_stated(v, texts, folded)
         if not present and v.kind == "identifier":
             present = _identifier_within(str(v.key), folded)
         if not present and v.kind == "quantity" and missing_quantity_unit:
