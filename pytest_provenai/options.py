@@ -24,6 +24,7 @@ from pytest_provenai import cache_layout
 from pytest_provenai.audit.influence import DEFAULT_THETA_FLOOR
 from pytest_provenai.audit.stats import DEFAULT_SEED
 from pytest_provenai.errors import ConfigError
+from pytest_provenai.golden_rules import Tolerances, check_tolerances
 from pytest_provenai.sharding import ShardSpec
 from pytest_provenai.subject.ablation import MODES as ABLATION_MODES
 from pytest_provenai.subject.backends.base import Decoding
@@ -63,6 +64,7 @@ REPORT = "provenai_report"
 PROGRESS = "provenai_progress"
 PROGRESS_EVERY = "provenai_progress_every"
 SHARD = "provenai_shard"
+TOLERANCE = "provenai_tolerance"
 
 OPTIONS: tuple[tuple[str, str, str], ...] = (
     (
@@ -131,6 +133,13 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
         "audit only shard K of N (e.g. 2/3): the cases whose key (fixture set/case id) hashes "
         "to K, every suite of a case in one shard, after --provenai-sample and -k; the "
         "results JSON is partial (gates provisional) until 'provenai merge' joins the shards",
+    ),
+    (
+        TOLERANCE,
+        "string",
+        "golden comparison: widen or narrow a measured field's tolerance, KEY=ABS[+REL%] "
+        "comma list (e.g. kl_sum=2e-3+2%,p_support=0.02); verdicts stay exact "
+        "(default: the table in golden_rules.py)",
     ),
 )
 
@@ -297,6 +306,7 @@ class Settings:
     attribution: AttributionSettings = field(default_factory=AttributionSettings)
     shard: ShardSpec | None = None  # --provenai-shard K/N; never in for_results (a shard's
     # results carry it in their "shard" section, and a merged run has none)
+    tolerances: Tolerances = ()  # --provenai-tolerance overrides of golden_rules.TOLERANCES
     raw: dict[str, Any] = field(default_factory=dict)
 
     def for_results(self) -> dict[str, Any]:
@@ -320,6 +330,7 @@ class Settings:
             "k": self.k,
             "timeout": self.timeout,
             "report": str(self.report) if self.report else None,
+            "tolerances": {k: str(t) for k, t in self.tolerances},
             **({"served": self.served.for_results()} if self.served else {}),
             "attribution": self.attribution.for_results(),
         }
@@ -463,6 +474,10 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
     shard_raw = get(SHARD)
     shard = None if shard_raw in (None, "") else ShardSpec.parse(shard_raw, flag(SHARD))
     progress_every = _seconds(PROGRESS_EVERY, get(PROGRESS_EVERY), DEFAULT_PROGRESS_EVERY)
+    try:
+        tolerances = check_tolerances(str(get(TOLERANCE) or ""))
+    except ValueError as exc:
+        raise ConfigError(f"{flag(TOLERANCE)}: {exc}") from None
 
     return Settings(
         backend="pipeline" if pipeline else backend,
@@ -479,6 +494,7 @@ def parse_settings(get: Callable[[str], Any], rootdir: Path) -> Settings:
         max_new_tokens=max_new_tokens,
         ablation=ablation,
         theta_floor=theta_floor,
+        tolerances=tolerances,
         retrieval=retrieval,
         index=index,
         k=k,

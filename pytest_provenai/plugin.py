@@ -67,7 +67,7 @@ def _register(config: pytest.Config, state: ProvenaiSession) -> None:
         config.pluginmanager.register(ReportSink(state.absorb_report), name=REPORT_SINK)
         if state.settings.shard is not None and not config.option.collectonly:
             config.pluginmanager.register(EmptyShard(), name=EMPTY_SHARD)
-    book = GoldenBook(config, state.settings.golden, state.golden_scope)
+    book = GoldenBook(config, state.settings.golden, state.golden_scope, state.settings.tolerances)
     config.stash[GOLDEN_KEY] = book
     config.pluginmanager.register(book, name=GOLDEN_BOOK)
 

@@ -38,9 +38,12 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_provenai._io import atomic_write_text
 from pytest_provenai.errors import GoldenError
-from pytest_provenai.golden_rules import differences, explain
+from pytest_provenai.golden_rules import Tolerances, differences, explain
 
-SNAPSHOT_SCHEMA_VERSION = 1
+SNAPSHOT_SCHEMA_VERSION = 2
+"""2: records carry informational ``generation`` sections (output digest, near-tie marks) and are
+compared by golden_rules (verdicts exact, numbers within tolerance); a version-1 file (compared
+byte for byte when it was written) is read and compared under the same rules."""
 FLOAT_PLACES = 4
 SUFFIX = ".json"
 # Characters a portable file name cannot hold, plus the two escape characters themselves.
@@ -228,6 +231,7 @@ class VerdictExtension(SingleFileSnapshotExtension):
     file_extension = SUFFIX[1:]
     golden_root: str = "golden"
     model_folder: str = "model"
+    tolerances: Tolerances = ()  # the run's --provenai-tolerance overrides
 
     def serialize(self, data: Any, **kwargs: Any) -> str:
         return render(data)
@@ -241,7 +245,7 @@ class VerdictExtension(SingleFileSnapshotExtension):
         golden, now = _parsed(snapshot_data), _parsed(serialized_data)
         if golden is None or now is None:
             return False
-        return next(differences(golden, now), None) is None
+        return next(differences(golden, now, tolerances=self.tolerances), None) is None
 
     def diff_lines(self, serialized_data: Any, snapshot_data: Any) -> Iterator[str]:
         """Each field outside its tolerance (both values, the tolerance) and each changed
@@ -250,7 +254,7 @@ class VerdictExtension(SingleFileSnapshotExtension):
         if golden is None or now is None:
             yield from super().diff_lines(serialized_data, snapshot_data)
             return
-        yield from explain(golden, now)
+        yield from explain(golden, now, tolerances=self.tolerances)
 
     @classmethod
     def dirname(cls, *, test_location: Any) -> str:
@@ -303,17 +307,18 @@ class VerdictExtension(SingleFileSnapshotExtension):
 
 @functools.cache
 def extension_for(
-    golden_root: Path, model_name: str, variant: str | None = None
+    golden_root: Path, model_name: str, variant: str | None = None, tolerances: Tolerances = ()
 ) -> type[VerdictExtension]:
     """A VerdictExtension subclass writing under ``golden_root/<model slug>/``, or
     ``golden_root/<model slug>@<variant>/`` when a ``variant`` is given (e.g. ``index-k10``
-    in retrieval index mode, so those verdicts never overwrite the distractor ones). One
-    class per folder, so syrupy treats all of a folder's snapshots alike."""
+    in retrieval index mode, so those verdicts never overwrite the distractor ones), comparing
+    under the run's ``tolerances``. One class per folder, so syrupy treats all of a folder's
+    snapshots alike."""
     folder = model_slug(model_name) + (f"@{model_slug(variant)}" if variant else "")
     return type(
         "VerdictExtension_" + re.sub(r"\W", "_", folder),
         (VerdictExtension,),
-        {"golden_root": str(golden_root), "model_folder": folder},
+        {"golden_root": str(golden_root), "model_folder": folder, "tolerances": tolerances},
     )
 
 
@@ -337,9 +342,11 @@ class GoldenBook:
         config: pytest.Config,
         golden_root: Path,
         scope: Callable[[], tuple[frozenset[str], tuple[str, ...]]],
+        tolerances: Tolerances = (),
     ) -> None:
         self.config = config
         self.golden_root = golden_root
+        self.tolerances = tolerances
         self.scope = scope
         self.functions: dict[str, set[str]] = defaultdict(set)  # golden folder -> tests
         self.refused: dict[str, str | None] = {}  # golden folder -> symlink error, checked once
@@ -349,7 +356,7 @@ class GoldenBook:
         """syrupy's ``snapshot`` bound to the verdict extension writing under
         ``golden/<folder>/`` (see :func:`extension_for`), its folder and test function
         booked."""
-        extension = extension_for(self.golden_root, folder, variant)
+        extension = extension_for(self.golden_root, folder, variant, self.tolerances)
         assertion = snapshot.use_extension(extension)
         location = assertion.test_location
         self.use(

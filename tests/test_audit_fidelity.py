@@ -13,6 +13,7 @@ from pytest_provenai.audit.metrics import Metric
 from pytest_provenai.audit.metrics import aggregate as aggregate_metrics
 from pytest_provenai.frozen.model import Case, Source, SupportingFact
 from pytest_provenai.subject.backends.base import Decoding, Identity
+from pytest_provenai.subject.near_ties import digest
 from pytest_provenai.subject.trace import Resource, Trace
 
 IDENTITY = Identity(
@@ -92,6 +93,12 @@ def test_record_shape_and_values() -> None:
             "cited_ids": ["R1", "R0"],
             "invalid_citations": ["R12"],
             "n_invalid": 1,
+        },
+        # informational (never compared with goldens): the raw output's digest, and no
+        # near-tie marks because this trace's backend reported no margins
+        "generation": {
+            "output_sha256": digest("Answer: Yes, both are American [R1][R0][R12]"),
+            "near_ties": None,
         },
     }
     assert json.loads(json.dumps(rec)) == rec

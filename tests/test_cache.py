@@ -284,6 +284,7 @@ def test_a_generation_cached_by_an_older_fast_path_is_ignored_and_recomputed(
     tmp_path: Path,
 ) -> None:
     from pytest_provenai.subject.backends.base import FAST_PATH_VERSION
+    from pytest_provenai.subject.cache import PRODUCER_GENERATE
     from pytest_provenai.subject.subject import ModelSubject
 
     # answers every prompt with the same text and counts its calls
@@ -292,7 +293,7 @@ def test_a_generation_cached_by_an_older_fast_path_is_ignored_and_recomputed(
     )
     subject = ModelSubject(gen, GenerationCache(tmp_path))
     stale = Generation(text="Answer: written by an older fast path")
-    for producer in ("provenai-fast-path/1", None):
+    for producer in ("provenai-fast-path/1", "generate", None):
         meta = {"producer": producer} if producer else {}
         key = subject._key("p")
         assert key is not None
@@ -302,13 +303,13 @@ def test_a_generation_cached_by_an_older_fast_path_is_ignored_and_recomputed(
         assert (generation.text, cached) == ("Answer: fresh", False)
         assert GenerationCache(tmp_path).meta(key) == {
             "model": IDENTITY.model_key(),
-            "producer": "generate",
+            "producer": PRODUCER_GENERATE,
         }
-    assert gen.calls == 2
+    assert gen.calls == 3
     # the current fast path's entries are trusted
     subject.store_generation("q", stale, producer=FAST_PATH_VERSION)
     assert subject.generate("q") == (stale, True)
-    assert gen.calls == 2
+    assert gen.calls == 3
 
 
 def test_kl_profiles_of_an_older_ablation_version_are_not_found(

@@ -44,11 +44,47 @@ def test_pipeline_sets_backend() -> None:
         ({"provenai_device": "gpu"}, "--provenai-device: unknown device 'gpu'"),
         ({"provenai_devices": "cpu,cuda:x"}, "--provenai-devices: unknown device 'cuda:x'"),
         ({"provenai_max_new_tokens": "0"}, "--provenai-max-new-tokens: expected an integer >= 1"),
+        (
+            {"provenai_tolerance": "answer=0.1"},
+            "--provenai-tolerance: tolerance entry 'answer=0.1': 'answer' is not a measured "
+            "field with a tolerance",
+        ),
+        (
+            {"provenai_tolerance": "kl_sum=-1e-3"},
+            "--provenai-tolerance: tolerance entry 'kl_sum=-1e-3': a tolerance must be a "
+            "finite number >= 0",
+        ),
+        (
+            {"provenai_tolerance": "kl_sum=nan"},
+            "--provenai-tolerance: tolerance entry 'kl_sum=nan': a tolerance must be a finite",
+        ),
+        ({"provenai_tolerance": "kl_sum=inf"}, "--provenai-tolerance: tolerance entry 'kl_sum=i"),
+        ({"provenai_tolerance": "kl_sum"}, "--provenai-tolerance: tolerance entry 'kl_sum': exp"),
+        (
+            {"provenai_tolerance": "eps=small"},
+            "--provenai-tolerance: tolerance entry 'eps=small': A",
+        ),
     ],
 )
 def test_bad_values_name_the_option(values: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match="^" + message.replace("(", r"\(").replace(")", r"\)")):
         settings(**values)
+
+
+def test_tolerance_overrides_are_checked_and_kept() -> None:
+    from pytest_provenai.golden_rules import Tolerance, table
+
+    s = settings(provenai_tolerance="kl_sum=2e-3+2%; p_support = 0.02")
+    assert s.tolerances == (
+        ("kl_sum", Tolerance(abs=2e-3, rel=0.02)),
+        ("p_support", Tolerance(abs=0.02)),
+    )
+    assert table(s.tolerances)["kl_mean"] == table()["kl_mean"]  # the others as shipped
+    assert s.for_results()["tolerances"] == {
+        "kl_sum": "|diff| <= 0.002 + 0.02 x |golden|",
+        "p_support": "|diff| <= 0.02",
+    }
+    assert settings().tolerances == ()
 
 
 def test_worker_devices_round_robin() -> None:

@@ -84,6 +84,13 @@ def test_teacher_forced_rows_line_up_with_greedy_generation(served: OpenAIGenera
     gen = served.generate(prompt)
     if gen.finish_reason == "stop":
         assert gen.token_ids[-1] in served.stop_ids
+    # each generated token's greedy margin, from its top-2 logprobs (near-tie marks)
+    assert len(gen.margins) == len(gen.logprobs) > 0 and min(gen.margins) >= 0.0
+    rows = served.score(prompt, gen.token_ids)
+    from pytest_provenai.subject.backends.divergence import token_margins
+
+    tf = token_margins(rows, gen.token_ids[: len(gen.margins)])
+    assert max(abs(a - b) for a, b in zip(gen.margins, tf, strict=True)) < 0.1  # KV-cache noise
 
 
 def test_auto_scores_from_generation_time_logprobs_as_the_echo_does(
@@ -278,7 +285,7 @@ def test_server_without_logprobs_gives_surface_only(llama_base_url: str, api_key
             report.describe()
         )
         out = gen.generate(gen.render_chat(MESSAGES))
-        assert out.text and out.token_ids and out.logprobs == []
+        assert out.text and out.token_ids and out.logprobs == [] and out.margins == []
         with pytest.raises(BackendError, match="cannot score a continuation"):
             gen.score("x", out.token_ids)
 

@@ -16,6 +16,7 @@ from pytest_provenai.audit.answer import answer_scores
 from pytest_provenai.audit.citation import DEFAULT_TAUS, citation_scores
 from pytest_provenai.audit.metrics import Metric, metric_table
 from pytest_provenai.frozen.model import Case
+from pytest_provenai.subject.near_ties import generation_section
 from pytest_provenai.subject.trace import Trace
 
 __all__ = ["FIDELITY_METRICS", "fidelity_record"]
@@ -38,7 +39,11 @@ def fidelity_record(
          "answer": answer_scores(trace.answer, case.answer),
          "citation": citation_scores(trace.cited_titles(), case.supporting_titles)
                      + {"cited_ids": [...], "invalid_citations": [...], "n_invalid": int},
+         "generation": {"output": trace.raw_output, "near_ties": [...] or None},
          "retrieval": retrieval_scores(...)}   # only when trace.retrieval is set (index mode)
+
+    ``generation`` is informational (never compared with golden files): it lets a golden
+    mismatch be traced to a greedy near tie (:mod:`pytest_provenai.subject.near_ties`).
 
     ``cited_ids`` are the trace's valid citations in order; ``invalid_citations`` the tags
     that named no resource. Raises ValueError when the trace belongs to another case.
@@ -57,6 +62,7 @@ def fidelity_record(
         "question": case.question,
         "answer": answer_scores(trace.answer, case.answer),
         "citation": citation,
+        "generation": generation_section(trace.raw_output, trace.near_ties),
     }
     if trace.retrieval is not None:  # index mode: its own section, never mixed into citation
         from pytest_provenai.audit.retrieval import retrieval_scores

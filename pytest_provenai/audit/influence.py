@@ -49,6 +49,7 @@ from pytest_provenai.audit.metrics import (
 )
 from pytest_provenai.audit.stats import DEFAULT_SEED
 from pytest_provenai.subject.kl import AblatedOutput
+from pytest_provenai.subject.near_ties import generation_section
 
 ANSWER_WEIGHT = 0.8
 CITATION_WEIGHT = 0.2
@@ -134,6 +135,8 @@ def influence_layer(
             "answer": abl.answer,
             "citations": sorted(abl.cited_ids, key=_id_order),
         }
+        if abl.output is not None:  # informational, never compared with golden files
+            rows[rid]["generation"] = generation_section(abl.output, abl.near_ties)
         if abl.kl is not None:
             kl: dict[str, Any] = {
                 "kl_sum": abl.kl.kl_sum,

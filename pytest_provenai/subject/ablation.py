@@ -65,12 +65,16 @@ class AblationRun:
     signals: tuple[str, ...]  # ("surface",) or ("surface", "kl")
     path: str  # kv-reuse | score-check | regenerate
     outputs: list[AblatedOutput]
-    raw_outputs: dict[str, str] = field(default_factory=dict)
     model_calls: int = 0
     forward_tokens: int = 0
     regenerated: int = 0
     seconds: float = 0.0
     decode: DecodeStats = field(default_factory=DecodeStats)
+
+    @property
+    def raw_outputs(self) -> dict[str, str]:
+        """Each ablated resource's raw output, by resource id."""
+        return {o.resource_id: o.output or "" for o in self.outputs}
 
     def costs(self) -> dict[str, Any]:
         """What the run cost, for the results JSON: model calls, forward tokens, ablations
@@ -224,8 +228,7 @@ def _exact_kv(
     for rid, gen, kl in zip(ids, gens, kls, strict=True):
         assert gen is not None
         answer, cited = _claimed(gen.text, ids)
-        run.outputs.append(AblatedOutput(rid, answer, cited, kl))
-        run.raw_outputs[rid] = gen.text
+        run.outputs.append(AblatedOutput(rid, answer, cited, kl, gen.text, runner.near_ties(gen)))
     return run
 
 
@@ -238,7 +241,7 @@ def _exact_score(
 ) -> AblationRun:
     """Backends that can score but have no KV fast path: one teacher-forced forward per
     ablation; regenerate only those whose argmax leaves the realised output."""
-    from pytest_provenai.subject.backends.divergence import first_divergence
+    from pytest_provenai.subject.backends.divergence import first_divergence, token_margins
 
     assert trace.view is not None and trace.generation is not None
     full = trace.view.prompt
@@ -269,6 +272,7 @@ def _exact_score(
                         token_ids=realised,
                         logprobs=[float(rows[t][tok]) for t, tok in enumerate(realised)],
                         finish_reason=trace.generation.finish_reason,
+                        margins=token_margins(rows, realised),
                     )
                     runner.store_generation(prompt, gen, producer=FAST_PATH_VERSION)
                 else:
@@ -276,8 +280,7 @@ def _exact_score(
                     run.forward_tokens += _generation_tokens(runner, prompt, gen)
                     run.regenerated += 1
         answer, cited = _claimed(gen.text, ids)
-        run.outputs.append(AblatedOutput(rid, answer, cited, kl))
-        run.raw_outputs[rid] = gen.text
+        run.outputs.append(AblatedOutput(rid, answer, cited, kl, gen.text, runner.near_ties(gen)))
     run.model_calls = runner.model_calls - before
     return run
 
@@ -329,8 +332,7 @@ def _naive(
                 if kl_cache is not None:
                     kl_cache.put(key, kl)
         answer, cited = _claimed(gen.text, ids)
-        run.outputs.append(AblatedOutput(rid, answer, cited, kl))
-        run.raw_outputs[rid] = gen.text
+        run.outputs.append(AblatedOutput(rid, answer, cited, kl, gen.text, runner.near_ties(gen)))
     run.model_calls = runner.model_calls - before
     return run
 
@@ -355,8 +357,7 @@ def _pipeline_naive(subject: Subject, case: Case, resources: list[Resource]) -> 
     for rid in ids:
         t = subject.answer(case, resources=ablated_resources(resources, rid))
         claimed = [c for c in ids if c in t.cited_ids or (c == rid and c in t.invalid_citations)]
-        run.outputs.append(AblatedOutput(rid, t.answer, tuple(claimed)))
-        run.raw_outputs[rid] = t.raw_output
+        run.outputs.append(AblatedOutput(rid, t.answer, tuple(claimed), None, t.raw_output, None))
         run.model_calls += 1
         run.regenerated += 1
     return run

@@ -31,9 +31,11 @@ SCHEMA_VERSION = 1
 DEFAULT_ROOT = Path(".provenai-cache") / GENERATIONS
 """Relative to the current directory; the plugin passes its own root."""
 
-PRODUCER_GENERATE = "generate"
+PRODUCER_GENERATE = "generate/2"
 """``meta["producer"]`` of a generation made by the backend's own ``generate``; the fast
-paths record their version instead (``backends.base.FAST_PATH_VERSION``)."""
+paths record their version instead (``backends.base.FAST_PATH_VERSION``). ``/2``: the
+generation holds each token's greedy margin (near-tie marks); an entry of ``"generate"``
+(older releases, no margins) is recomputed once."""
 
 
 class GenerationCache(KeyedStore):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.errors import BackendError
+from pytest_provenai.subject.near_ties import NearTie
 
 __all__ = ["AblatedOutput", "KLProfile", "kl_profile", "kl_rows"]
 
@@ -158,3 +159,5 @@ class AblatedOutput:
     answer: str
     cited_ids: tuple[str, ...]  # in the full context's id space
     kl: KLProfile | None = None
+    output: str | None = None  # the raw ablated output (None: not kept)
+    near_ties: list[NearTie] | None = None  # its marked near ties (None: margins unknown)

@@ -33,6 +33,7 @@ from pytest_provenai.subject.backends.base import (
 from pytest_provenai.subject.backends.lazy import LazyGenerator
 from pytest_provenai.subject.backends.served.settings import ServedOptions
 from pytest_provenai.subject.cache import PRODUCER_GENERATE, GenerationCache
+from pytest_provenai.subject.near_ties import NearTie, near_ties
 from pytest_provenai.subject.parse import parse_output
 from pytest_provenai.subject.prompt import PROMPT_VERSION, build_prompt, make_resources
 from pytest_provenai.subject.trace import Resource, Trace
@@ -78,6 +79,8 @@ class ModelRunner(Protocol):
     def answer_positions(self, token_ids: list[int]) -> int: ...
 
     def count_tokens(self, prompt: str) -> int: ...
+
+    def near_ties(self, generation: Generation) -> list[NearTie] | None: ...
 
 
 class Subject(Protocol):
@@ -218,6 +221,12 @@ class ModelSubject:
         """Tokens the model reads for ``prompt`` (0 when the generator has no tokenizer)."""
         return len(self.generator.encode(prompt)) if isinstance(self.generator, Tokenizing) else 0
 
+    def near_ties(self, generation: Generation) -> list[NearTie] | None:
+        """``generation``'s marked near ties (None: no margins, or no tokenizer to place
+        them in the text)."""
+        decode = self.generator.decode if isinstance(self.generator, Tokenizing) else None
+        return near_ties(generation, decode)
+
     def answer(self, case: Case, resources: Sequence[Resource] | None = None) -> Trace:
         res = list(resources) if resources is not None else make_resources(case.sources)
         view = build_prompt(case.question, res, self.generator.render_chat)
@@ -235,6 +244,7 @@ class ModelSubject:
             identity=self.generator.identity,
             view=view,
             generation=generation,
+            near_ties=self.near_ties(generation),
             repairs=list(parsed.repairs),
             cached=cached,
             seconds=seconds,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_provenai.subject.backends.base import Generation, Identity
+from pytest_provenai.subject.near_ties import NearTie
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Trace:
     identity: Identity
     view: GeneratorView | None = None
     generation: Generation | None = None
+    near_ties: list[NearTie] | None = None  # None: the backend reports no greedy margins
     repairs: list[str] = field(default_factory=list)
     cached: bool = False
     seconds: float = 0.0

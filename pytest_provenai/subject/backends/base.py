@@ -64,12 +64,18 @@ class Capabilities:
 
 @dataclass
 class Generation:
-    """One greedy generation. ``token_ids``/``logprobs`` are empty when the backend has none."""
+    """One greedy generation. ``token_ids``/``logprobs`` are empty when the backend has none.
+
+    ``margins``: per output token, the log-probability gap between the chosen token and the
+    runner-up at that step (>= 0 for a greedy choice); empty when the backend cannot tell.
+    A small margin is a near tie another thread count, kernel or device may settle the other
+    way (see :mod:`pytest_provenai.subject.near_ties`)."""
 
     text: str
     token_ids: list[int] = field(default_factory=list)
     logprobs: list[float] = field(default_factory=list)
     finish_reason: str = "stop"  # "stop" (EOS) or "length"
+    margins: list[float] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,6 +87,7 @@ class Generation:
             token_ids=[int(x) for x in d.get("token_ids", [])],
             logprobs=[float(x) for x in d.get("logprobs", [])],
             finish_reason=str(d.get("finish_reason", "stop")),
+            margins=[float(x) for x in d.get("margins", [])],
         )
 
 
@@ -119,7 +126,7 @@ computations agree only up to float rounding. A fast path never decides a token 
 near tie: it replays ``generate``'s own computation up to there and takes ``generate``'s
 token."""
 
-FAST_PATH_VERSION = "provenai-fast-path/2"
+FAST_PATH_VERSION = "provenai-fast-path/3"  # /3: generations carry their greedy margins
 """Version of the backends' fast paths (:meth:`KVAblation.ablation_pass`,
 :meth:`BatchGenerating.generate_many`), stored with every generation they put in the
 generation cache. A cached generation written by another version (or by a release that did

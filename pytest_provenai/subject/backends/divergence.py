@@ -28,6 +28,22 @@ def first_divergence(rows: Any, continuation: list[int], margin: float) -> int |
     return None
 
 
+def token_margins(rows: Any, tokens: list[int]) -> list[float]:
+    """Per position ``t``, ``rows[t][tokens[t]]`` minus the best other log-probability in that
+    row: the greedy margin of a realised token under teacher-forced rows (negative where
+    another token is the argmax)."""
+    import numpy as np
+
+    if not tokens:
+        return []
+    arr = np.asarray(rows, dtype=np.float32)[: len(tokens)]
+    top2 = np.partition(arr, -2, axis=-1)[:, -2:]
+    chosen = arr[np.arange(len(tokens)), np.asarray(tokens)]
+    best, second = top2[:, 1], top2[:, 0]
+    other = np.where(chosen >= best, second, best)
+    return [float(x) for x in chosen - other]
+
+
 def common_prefix(a: list[int], b: list[int]) -> int:
     """Length of the longest common prefix of two token lists."""
     n = min(len(a), len(b))

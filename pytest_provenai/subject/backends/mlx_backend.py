@@ -32,10 +32,10 @@ from .base import (
 )
 from .default_model import quiet_hf_progress
 from .devices import resolve_device_mlx
-from .divergence import common_prefix, first_divergence, shared_prefix
+from .divergence import common_prefix, first_divergence, shared_prefix, token_margins
 from .libraries import library_versions, preload_mlx_blas, preloaded_mlx_blas, prepare_torch_import
 from .local import LocalModelGenerator, generate_tokens, open_model_folder
-from .mlx_speculative import MLXSpeculativeDecoding, cache_offset
+from .mlx_speculative import MLXSpeculativeDecoding, cache_offset, top2_gap
 from .speculative import Drafter
 from .tokenizer import check_continuation_ids, stop_token_ids
 
@@ -146,6 +146,7 @@ class MLXGenerator(MLXSpeculativeDecoding, LocalModelGenerator):
             return Generation(text="", token_ids=[], logprobs=[], finish_reason="length")
         token_ids: list[int] = []
         logprobs: list[float] = []
+        margins: list[float] = []
         finish = "length"
         with mx.stream(self._mx_device):
             cache = self._prefilled_cache(prompt_ids[:-1])
@@ -158,6 +159,7 @@ class MLXGenerator(MLXSpeculativeDecoding, LocalModelGenerator):
                 tok = int(cast(Any, tok_arr.item()))
                 token_ids.append(tok)
                 logprobs.append(float(lp[tok].item()))
+                margins.append(top2_gap(lp))
                 if tok in self.stop_ids:
                     finish = "stop"
                     break
@@ -165,9 +167,7 @@ class MLXGenerator(MLXSpeculativeDecoding, LocalModelGenerator):
                     break
                 logits = self.model(mx.array([[tok]], dtype=mx.int32), cache=cache)[0, -1]
         text = self.tokenizer.decode(token_ids, skip_special_tokens=True)
-        return Generation(
-            text=str(text), token_ids=token_ids, logprobs=logprobs, finish_reason=finish
-        )
+        return Generation(str(text), token_ids, logprobs, finish, margins)
 
     def _prefilled_cache(self, ids: list[int]) -> list[Any]:
         """A fresh KV cache with ``ids`` run through the model (no logits needed).
@@ -309,6 +309,7 @@ class MLXGenerator(MLXSpeculativeDecoding, LocalModelGenerator):
                         token_ids=list(cont),
                         logprobs=[float(rows[t, tok]) for t, tok in enumerate(cont)],
                         finish_reason="stop" if cont[-1] in self.stop_ids else "length",
+                        margins=token_margins(rows, cont),
                     )
                 else:
                     history = ids + cont[:div]
@@ -318,6 +319,7 @@ class MLXGenerator(MLXSpeculativeDecoding, LocalModelGenerator):
                         ids,
                         forced=cont[:div],
                         lead=[float(rows[t, tok]) for t, tok in enumerate(cont[:div])],
+                        lead_margins=token_margins(rows, cont[:div]),
                         drafter=Drafter(ids, cont),
                         hint=[int(np.argmax(rows[div]))],
                         max_new=max_new,
@@ -369,6 +371,7 @@ class MLXGenerator(MLXSpeculativeDecoding, LocalModelGenerator):
                     ids,
                     forced=[],
                     lead=[],
+                    lead_margins=[],
                     drafter=Drafter(ids),
                     hint=[],
                     max_new=max_new,

@@ -17,7 +17,16 @@ from typing import Any, Protocol, cast
 from .base import DecodeStats, Generation
 from .speculative import Drafter, accept_block
 
-__all__ = ["MLXSpeculativeDecoding", "cache_offset"]
+__all__ = ["MLXSpeculativeDecoding", "cache_offset", "top2_gap"]
+
+
+def top2_gap(lp: Any) -> float:
+    """The gap between the best and second-best entries of a 1-D mlx array of
+    log-probabilities: the greedy margin of the step (``Generation.margins``)."""
+    import mlx.core as mx
+
+    top = mx.topk(lp, 2)  # the two largest, in no promised order
+    return abs(float(cast(Any, (top[0] - top[1]).item())))
 
 
 def cache_offset(cache: list[Any]) -> int:
@@ -39,7 +48,7 @@ class _Host(Protocol):
 
     def _replay(
         self, prompt_ids: list[int], decided: list[int]
-    ) -> tuple[int, float, list[Any]]: ...
+    ) -> tuple[int, float, float, list[Any]]: ...
 
     def _decode_one(
         self,
@@ -47,12 +56,13 @@ class _Host(Protocol):
         *,
         forced: list[int],
         lead: list[float],
+        lead_margins: list[float],
         feed: int,
         drafter: Drafter,
         hint: list[int],
         max_new: int,
         margin: float,
-    ) -> tuple[Generation | None, list[int], list[float], DecodeStats]: ...
+    ) -> tuple[Generation | None, list[int], list[float], list[float], DecodeStats]: ...
 
 
 class MLXSpeculativeDecoding:
@@ -65,6 +75,7 @@ class MLXSpeculativeDecoding:
         *,
         forced: list[int],
         lead: list[float],
+        lead_margins: list[float],
         drafter: Drafter,
         hint: list[int],
         max_new: int,
@@ -78,10 +89,11 @@ class MLXSpeculativeDecoding:
         fed = 0
         feed = (prompt_ids + forced)[-1]
         while True:
-            generation, tokens, logprobs, one = self._decode_one(
+            generation, tokens, logprobs, margins, one = self._decode_one(
                 cache,
                 forced=forced,
                 lead=lead,
+                lead_margins=lead_margins,
                 feed=feed,
                 drafter=drafter,
                 hint=hint,
@@ -92,21 +104,24 @@ class MLXSpeculativeDecoding:
             fed += one.verified
             if generation is not None:
                 return generation, stats, fed
-            tok, logprob, cache = self._replay(prompt_ids, tokens)
+            tok, logprob, gap, cache = self._replay(prompt_ids, tokens)
             stats.fallbacks += 1
             fed += len(prompt_ids) + len(tokens)
             forced, lead, feed, hint = [*tokens, tok], [*logprobs, logprob], tok, []
+            lead_margins = [*margins, gap]
             if tok in self.stop_ids or len(forced) >= max_new:
                 finish = "stop" if tok in self.stop_ids else "length"
-                return Generation(self.decode(forced), forced, lead, finish), stats, fed
+                generation = Generation(self.decode(forced), forced, lead, finish, lead_margins)
+                return generation, stats, fed
 
     def _replay(
         self: _Host, prompt_ids: list[int], decided: list[int]
-    ) -> tuple[int, float, list[Any]]:
+    ) -> tuple[int, float, float, list[Any]]:
         """The next greedy token after ``decided`` exactly as :meth:`generate` computes it (the
         same prefill, the decided tokens fed one per step with the same calls and
         evaluations), so a near tie is settled the way ``generate`` settles it. Returns the
-        token, its log-probability and the cache (prompt + ``decided``)."""
+        token, its log-probability, its margin over the runner-up and the cache (prompt +
+        ``decided``)."""
         import mlx.core as mx
 
         cache = self._prefilled_cache(prompt_ids[:-1])
@@ -118,7 +133,7 @@ class MLXSpeculativeDecoding:
             mx.eval(tok_arr, lp)
             if tok is None:
                 best = int(cast(Any, tok_arr.item()))
-                return best, float(lp[best].item()), cache
+                return best, float(lp[best].item()), top2_gap(lp), cache
             logits = self.model(mx.array([[tok]], dtype=mx.int32), cache=cache)[0, -1]
         raise AssertionError("unreachable")
 
@@ -128,22 +143,24 @@ class MLXSpeculativeDecoding:
         *,
         forced: list[int],
         lead: list[float],
+        lead_margins: list[float],
         feed: int,
         drafter: Drafter,
         hint: list[int],
         max_new: int,
         margin: float,
-    ) -> tuple[Generation | None, list[int], list[float], DecodeStats]:
+    ) -> tuple[Generation | None, list[int], list[float], list[float], DecodeStats]:
         """Greedy decoding resuming after the known output prefix ``forced`` (``cache`` holds
         the prompt + ``forced[:-1]``; ``feed`` is the next token to feed), by speculative
         re-alignment: each step feeds ``feed`` plus a block of drafts, keeps what
         :func:`~.speculative.accept_block` accepts and trims the rest off the cache. At a near
-        tie the generation is ``None``, with the tokens decided before it."""
+        tie the generation is ``None``, with the tokens decided before it (their logprobs and
+        margins)."""
         import mlx.core as mx
         import numpy as np
         from mlx_lm.models.cache import can_trim_prompt_cache
 
-        tokens, logprobs = list(forced), list(lead)
+        tokens, logprobs, margins = list(forced), list(lead), list(lead_margins)
         stats = DecodeStats()
         finish = "length"
         # rejected drafts are trimmed off the cache: a cache that cannot trim decodes plainly
@@ -169,6 +186,7 @@ class MLXSpeculativeDecoding:
             for i, tok in enumerate([*drafts[:accepted], *([] if nxt is None else [nxt])]):
                 tokens.append(tok)
                 logprobs.append(float(arr[i, tok]))
+                margins.append(float(gaps[i]))
                 if tok in self.stop_ids:
                     finish = "stop"
                     ended = True
@@ -179,10 +197,8 @@ class MLXSpeculativeDecoding:
             if ended:
                 break
             if nxt is None:
-                return None, tokens, logprobs, stats
+                return None, tokens, logprobs, margins, stats
             cache = self._cache_at(cache, [], cache_offset(cache) - (len(block) - 1 - accepted))
             feed = nxt  # (nothing to trim when nothing was drafted: the cache is never rebuilt)
-        generation = Generation(
-            text=self.decode(tokens), token_ids=tokens, logprobs=logprobs, finish_reason=finish
-        )
-        return generation, tokens, logprobs, stats
+        generation = Generation(self.decode(tokens), tokens, logprobs, finish, margins)
+        return generation, tokens, logprobs, margins, stats

@@ -36,7 +36,7 @@ from .base import (
 )
 from .default_model import quiet_hf_progress
 from .devices import resolve_device_torch
-from .divergence import common_prefix, first_divergence, shared_prefix
+from .divergence import common_prefix, first_divergence, shared_prefix, token_margins
 from .libraries import library_versions, prepare_torch_import
 from .local import LocalModelGenerator, generate_tokens, open_model_folder
 from .speculative import Drafter
@@ -46,6 +46,7 @@ from .transformers_speculative import (
     SpeculativeDecoding,
     crop_to,
     kv_prefix,
+    top2_gap,
 )
 
 THREADS_ENV = "PROVENAI_NUM_THREADS"
@@ -174,6 +175,7 @@ class TransformersGenerator(SpeculativeDecoding, LocalModelGenerator):
         max_new = int(self.decoding.max_new_tokens)
         token_ids: list[int] = []
         logprobs: list[float] = []
+        margins: list[float] = []
         finish = "length"
         if max_new <= 0:
             return Generation(text="", token_ids=[], logprobs=[], finish_reason="length")
@@ -189,6 +191,7 @@ class TransformersGenerator(SpeculativeDecoding, LocalModelGenerator):
                 tok = int(torch.argmax(lp).item())
                 token_ids.append(tok)
                 logprobs.append(float(lp[tok].item()))
+                margins.append(top2_gap(lp))
                 if tok in self.stop_ids:
                     finish = "stop"
                     break
@@ -202,9 +205,7 @@ class TransformersGenerator(SpeculativeDecoding, LocalModelGenerator):
                 past = self._cache_of(out)
                 logits = out.logits[0, -1]
         text = self.tokenizer.decode(token_ids, skip_special_tokens=True)
-        return Generation(
-            text=str(text), token_ids=token_ids, logprobs=logprobs, finish_reason=finish
-        )
+        return Generation(str(text), token_ids, logprobs, finish, margins)
 
     def _cache_of(self, out: Any) -> Any:
         return getattr(out, self._cache_kw)
@@ -326,6 +327,7 @@ class TransformersGenerator(SpeculativeDecoding, LocalModelGenerator):
                         token_ids=list(cont),
                         logprobs=[float(rows[t, tok]) for t, tok in enumerate(cont)],
                         finish_reason="stop" if cont[-1] in self.stop_ids else "length",
+                        margins=token_margins(rows, cont),
                     )
                 else:
                     history = ids + cont[:div]
@@ -335,6 +337,7 @@ class TransformersGenerator(SpeculativeDecoding, LocalModelGenerator):
                             prompt_ids=ids,
                             forced=cont[:div],
                             lead=[float(rows[t, tok]) for t, tok in enumerate(cont[:div])],
+                            lead_margins=token_margins(rows, cont[:div]),
                             kv=kv_prefix(cache, len(history) - 1),
                             feed=history[-1],
                             drafter=Drafter(ids, cont),
@@ -414,6 +417,7 @@ class TransformersGenerator(SpeculativeDecoding, LocalModelGenerator):
                         prompt_ids=ids,
                         forced=[],
                         lead=[],
+                        lead_margins=[],
                         kv=kv_prefix(cache, len(ids) - 1),
                         feed=ids[-1],
                         drafter=Drafter(ids),

@@ -28,6 +28,15 @@ from .base import (
 from .speculative import Drafter, accept_block, block_width
 
 
+def top2_gap(lp: Any) -> float:
+    """The gap between the best and second-best entries of a 1-D torch tensor of
+    log-probabilities: the greedy margin of the step (``Generation.margins``)."""
+    import torch
+
+    top = torch.topk(lp, 2).values
+    return float((top[0] - top[1]).item())
+
+
 class _Host(Protocol):
     """What :class:`SpeculativeDecoding` uses of the generator it is mixed into."""
 
@@ -46,7 +55,9 @@ class _Host(Protocol):
         self, item: Pending, result: Decoded, max_new: int, margin: float
     ) -> tuple[Generation, DecodeStats, int]: ...
 
-    def _replay(self, prompt_ids: list[int], decided: list[int]) -> tuple[int, float, Any]: ...
+    def _replay(
+        self, prompt_ids: list[int], decided: list[int]
+    ) -> tuple[int, float, float, Any]: ...
 
     def _decode_speculative(
         self, items: list[Pending], max_new: int, margin: float
@@ -69,19 +80,21 @@ class SpeculativeDecoding:
         fed = result.stats.verified
         while result.generation is None:
             decided, lead = result.tokens, result.logprobs
-            tok, logprob, past = self._replay(item.prompt_ids, decided)
+            tok, logprob, gap, past = self._replay(item.prompt_ids, decided)
             stats.fallbacks += 1
             fed += len(item.prompt_ids) + len(decided)
             tokens, logprobs = [*decided, tok], [*lead, logprob]
+            margins = [*result.margins, gap]
             if tok in self.stop_ids or len(tokens) >= max_new:
                 finish = "stop" if tok in self.stop_ids else "length"
-                generation = Generation(self.decode(tokens), tokens, logprobs, finish)
+                generation = Generation(self.decode(tokens), tokens, logprobs, finish, margins)
                 return generation, stats, fed
             resume = Pending(
                 index=item.index,
                 prompt_ids=item.prompt_ids,
                 forced=tokens,
                 lead=logprobs,
+                lead_margins=margins,
                 kv=kv_prefix(past, len(item.prompt_ids) + len(decided)),
                 feed=tok,
                 drafter=item.drafter,
@@ -92,12 +105,14 @@ class SpeculativeDecoding:
             fed += result.stats.verified
         return result.generation, stats, fed
 
-    def _replay(self: _Host, prompt_ids: list[int], decided: list[int]) -> tuple[int, float, Any]:
+    def _replay(
+        self: _Host, prompt_ids: list[int], decided: list[int]
+    ) -> tuple[int, float, float, Any]:
         """The next greedy token after ``decided`` exactly as :meth:`generate` computes it: the
         same prefill of the prompt in one pass, then the decided tokens fed one per step with
         the same calls, so the logits are ``generate``'s to the last bit and a near tie is
-        settled the way ``generate`` settles it. Returns the token, its log-probability and
-        the cache (prompt + ``decided``)."""
+        settled the way ``generate`` settles it. Returns the token, its log-probability, its
+        margin over the runner-up and the cache (prompt + ``decided``)."""
         import torch
 
         dev = self._torch_device
@@ -116,7 +131,7 @@ class SpeculativeDecoding:
             logits = out.logits[0, -1]
         lp = torch.log_softmax(logits.to(torch.float32), dim=-1)
         tok = int(torch.argmax(lp).item())
-        return tok, float(lp[tok].item()), past
+        return tok, float(lp[tok].item()), top2_gap(lp), past
 
     def _decode_speculative(
         self: _Host, items: list[Pending], max_new: int, margin: float
@@ -146,6 +161,7 @@ class SpeculativeDecoding:
             mask[b, width - it.kv_len :] = 1
         tokens = [list(it.forced) for it in items]
         logprobs: list[list[float]] = [list(it.lead) for it in items]
+        margins: list[list[float]] = [list(it.lead_margins) for it in items]
         stats = [DecodeStats() for _ in items]
         finish = ["length"] * len(items)
         undecided: set[int] = set()
@@ -198,6 +214,7 @@ class SpeculativeDecoding:
                     for i, tok in enumerate([*d[:accepted], *([] if nxt is None else [nxt])]):
                         tokens[b].append(tok)
                         logprobs[b].append(float(best[row][i]))
+                        margins[b].append(float(gaps[row][i]))
                         if tok in self.stop_ids:
                             finish[b] = "stop"
                             ended = True
@@ -230,21 +247,24 @@ class SpeculativeDecoding:
                     token_ids=tokens[b],
                     logprobs=logprobs[b],
                     finish_reason=finish[b],
+                    margins=margins[b],
                 )
-            results.append(Decoded(generation, stats[b], tokens[b], logprobs[b]))
+            results.append(Decoded(generation, stats[b], tokens[b], logprobs[b], margins[b]))
         return results
 
 
 @dataclass
 class Pending:
     """A prompt to decode from a known state: the output prefix ``forced`` (with its
-    teacher-forced logprobs ``lead``), a copy of the KV cache for ``prompt_ids + forced[:-1]``,
-    the token to feed next, its drafter and the drafts that lead its first block."""
+    teacher-forced logprobs ``lead`` and greedy margins ``lead_margins``), a copy of the KV
+    cache for ``prompt_ids + forced[:-1]``, the token to feed next, its drafter and the
+    drafts that lead its first block."""
 
     index: int
     prompt_ids: list[int]
     forced: list[int]
     lead: list[float]
+    lead_margins: list[float]
     kv: list[tuple[Any, Any]]
     feed: int
     drafter: Drafter
@@ -258,12 +278,13 @@ class Pending:
 @dataclass
 class Decoded:
     """A decoded prompt (``generation`` None: it met a near tie after the decided ``tokens``,
-    with their ``logprobs``) and what decoding did."""
+    with their ``logprobs`` and ``margins``) and what decoding did."""
 
     generation: Generation | None
     stats: DecodeStats
     tokens: list[int]
     logprobs: list[float]
+    margins: list[float]
 
 
 def kv_prefix(cache: Any, length: int) -> list[tuple[Any, Any]]:

@@ -20,7 +20,7 @@ from ..base import (
     Identity,
     VariantPass,
 )
-from ..divergence import first_divergence
+from ..divergence import first_divergence, token_margins
 from ..http import JSONClient
 from ..libraries import library_versions
 from ..local import LocalModelGenerator
@@ -104,7 +104,7 @@ class OpenAIGenerator(LocalModelGenerator):
         max_new = int(self.decoding.max_new_tokens)
         if max_new <= 0:
             return Generation(text="", finish_reason="length")
-        extra = {"logprobs": 1} if self.report.top_logprobs else {}
+        extra = {"logprobs": 2} if self.report.top_logprobs else {}  # 2: the greedy margin
         reply = self.client.post("completions", self._body(prompt, max_new, **extra))
         choice = first_choice(reply, self.client.url("completions"))
         text = choice.get("text")
@@ -116,16 +116,18 @@ class OpenAIGenerator(LocalModelGenerator):
         finish = "stop" if choice.get("finish_reason") == "stop" else "length"
         ids = self._output_ids(prompt, text)
         logprobs: list[float] = []
+        margins: list[float] = []
         lp = choice.get("logprobs")
         if isinstance(lp, dict) and isinstance(lp.get("token_logprobs"), list):
             values = [x for x in lp["token_logprobs"] if isinstance(x, (int, float))]
             if len(values) == len(ids):
                 logprobs = [float(x) for x in values]
+                margins = _top2_margins(lp.get("top_logprobs"), len(ids))
             else:  # greedy chose a non-canonical split of its text (e.g. " S" "ais" "on")
                 self.noncanonical += 1
         if finish == "stop" and self.eos_id is not None:
             ids.append(self.eos_id)
-        return Generation(text=text, token_ids=ids, logprobs=logprobs, finish_reason=finish)
+        return Generation(text, ids, logprobs, finish, margins)
 
     def _output_ids(self, prompt: str, text: str) -> list[int]:
         """The local tokenizer's ids of ``text`` as it continues ``prompt``: the tail of
@@ -325,6 +327,7 @@ class OpenAIGenerator(LocalModelGenerator):
                     token_ids=list(cont),
                     logprobs=[float(r[t][tok]) for t, tok in enumerate(cont)],
                     finish_reason=finish,
+                    margins=token_margins(r, cont),
                 )
                 cost = size + len(cont)
             else:
@@ -333,3 +336,23 @@ class OpenAIGenerator(LocalModelGenerator):
             forward += cost
             passes.append(VariantPass(rows=r, generation=gen, divergence=d, forward_tokens=cost))
         return AblationPass(full_rows=full_rows, variants=passes, forward_tokens=forward)
+
+
+def _top2_margins(tops: Any, n: int) -> list[float]:
+    """Per generated token, the gap between the two best entries of its ``top_logprobs``
+    (asked with ``logprobs: 2``): the greedy margin. Empty when any position has fewer than
+    two numbers (the server then cannot tell a near tie)."""
+    if not isinstance(tops, list) or len(tops) != n:
+        return []
+    margins = []
+    for top in tops:
+        values = sorted(
+            (float(v) for v in top.values() if isinstance(v, (int, float)))
+            if isinstance(top, dict)
+            else (),
+            reverse=True,
+        )
+        if len(values) < 2:
+            return []
+        margins.append(values[0] - values[1])
+    return margins
