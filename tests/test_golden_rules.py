@@ -21,6 +21,7 @@ RECORD: dict[str, Any] = {
     "influence": {
         "median_phi": 0.1234,
         "theta": 0.1234,
+        "eps": 0.5291,
         "verdicts": {"R0": "used", "R1": "low influence"},
         "resources": {
             "R0": {"kl_sum": 1.5155, "kl_mean": 0.0421, "phi": 0.3, "first_divergence": 3},
@@ -51,14 +52,14 @@ INSIDE = [
     (["influence", "resources", "R0", "kl_sum"], 1.5155 + 0.0009),  # 1e-3 + 1 % of 1.5155
     (["influence", "resources", "R0", "kl_sum"], 1.5155 + 0.0160),
     (["influence", "resources", "R1", "kl_mean"], 0.0001 + 0.0009),
-    (["influence", "median_phi"], 0.1234 - 0.001),
+    (["influence", "eps"], 0.5291 - 0.006),
     (["claims", 0, "p_support"], 0.71 + 0.009),
     (["claims", 0, "route", "score"], 0.52 + 0.0009),
 ]
 OUTSIDE = [
     (["influence", "resources", "R0", "kl_sum"], 1.5155 + 0.0170),
     (["influence", "resources", "R1", "kl_mean"], 0.0001 + 0.0012),
-    (["influence", "theta"], 0.1234 + 0.0030),
+    (["influence", "eps"], 0.5291 + 0.0070),
     (["claims", 0, "p_support"], 0.71 + 0.02),
     (["claims", 0, "route", "margin"], 0.1 + 0.002),
 ]
@@ -67,6 +68,10 @@ EXACT = [
     (["answer", "f1"], 0.9999),  # a text-overlap score: computed from text, exact
     (["influence", "verdicts", "R1"], "used"),
     (["influence", "resources", "R0", "first_divergence"], 4),
+    # φ, median φ and θ come from Δa and Δc (Jaccard over texts and citations): exact
+    (["influence", "resources", "R0", "phi"], 0.3001),
+    (["influence", "median_phi"], 0.1235),
+    (["influence", "theta"], 0.1233),
     (["claims", 0, "verdict"], "not enough evidence"),
 ]
 
