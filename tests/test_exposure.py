@@ -217,6 +217,14 @@ def test_run_treatments_and_the_exposure_record() -> None:
     assert ex["mislabel"]["claims"]["by_status"]["cited_aid"] == 1
     assert all(ex[t]["claims"]["complete"] for t in TREATMENTS)
     assert ex["label"]["view"]["blocks"][2]["origin"] == "generated"
+    # each treatment's output, informational: its digest (the scripted backend has no margins)
+    from pytest_provenai.subject.near_ties import digest
+
+    for t in TREATMENTS:
+        assert ex[t]["generation"] == {
+            "output_sha256": digest(runs[t].generation.text),
+            "near_ties": None,
+        }, t
 
     m = PROVENANCE_METRICS
     assert m["aid_value_leak_rate"](rec) == 1.0  # label, expose, mislabel all leak

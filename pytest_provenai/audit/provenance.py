@@ -57,6 +57,7 @@ from pytest_provenai.audit.stats import (
 )
 from pytest_provenai.frozen.model import GroundedCase
 from pytest_provenai.subject.exposure import EXPOSURE_PROMPT_VERSION, TREATMENTS, ExposureRun
+from pytest_provenai.subject.near_ties import generation_section
 
 __all__ = [
     "AID_CITABLE_TREATMENTS",
@@ -136,6 +137,7 @@ def treatment_verdict(case: GroundedCase, run: ExposureRun) -> dict[str, Any]:
         "claims": claims,
         "repairs": list(run.parsed.repairs),
         "view": run.view.summary(),
+        "generation": generation_section(run.generation.text, run.near_ties),  # informational
     }
 
 

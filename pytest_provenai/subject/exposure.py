@@ -53,6 +53,7 @@ from pytest_provenai._io import sha256_text
 from pytest_provenai.errors import BackendError
 from pytest_provenai.frozen.model import GroundedCase, LedgerEntry
 from pytest_provenai.subject.backends.base import Generation
+from pytest_provenai.subject.near_ties import NearTie
 from pytest_provenai.subject.parse import parse_output
 from pytest_provenai.subject.prompt import (
     DOC_CHAR_LIMIT,
@@ -356,7 +357,8 @@ def build_view(
 
 @dataclass(frozen=True)
 class ExposureRun:
-    """One treatment's generation for one case: the view, the raw output, its parse."""
+    """One treatment's generation for one case: the view, the raw output, its parse, its
+    greedy near ties (None: the backend reports no margins)."""
 
     treatment: str
     view: ExposureView
@@ -364,6 +366,7 @@ class ExposureRun:
     parsed: ParsedOutput
     cached: bool
     seconds: float
+    near_ties: list[NearTie] | None = None
 
 
 def _runner(subject: Subject) -> ModelRunner:
@@ -382,15 +385,20 @@ def run_view(runner: ModelRunner, view: ExposureView) -> ExposureRun:
     cache) and parse the output against the view's tagged original-like ids."""
     start = time.perf_counter()
     generation, cached = runner.generate(view.prompt)
-    return _parsed(view, generation, cached, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return _parsed(view, generation, cached, seconds, runner.near_ties(generation))
 
 
 def _parsed(
-    view: ExposureView, generation: Generation, cached: bool, seconds: float
+    view: ExposureView,
+    generation: Generation,
+    cached: bool,
+    seconds: float,
+    near_ties: list[NearTie] | None,
 ) -> ExposureRun:
     valid = [b.display_id for b in view.blocks if b.display_id and b.display_id.startswith("R")]
     parsed = parse_output(generation.text, len(valid), valid_ids=valid)
-    return ExposureRun(view.treatment, view, generation, parsed, cached, seconds)
+    return ExposureRun(view.treatment, view, generation, parsed, cached, seconds, near_ties)
 
 
 def run_treatments(
@@ -408,6 +416,6 @@ def run_treatments(
     outputs = runner.generate_many([v.prompt for v in views])
     share = (time.perf_counter() - start) / max(len(views), 1)
     return {
-        v.treatment: _parsed(v, generation, cached, share)
+        v.treatment: _parsed(v, generation, cached, share, runner.near_ties(generation))
         for v, (generation, cached) in zip(views, outputs, strict=True)
     }
