@@ -25,10 +25,10 @@ A field outside its tolerance, or any exact field that differs, is a :class:`Dif
 naming the field's path, both values and the tolerance. Keys in :data:`INFORMATIONAL` are
 never compared: the golden file's format version (so a version-1 golden, written when goldens
 were compared byte for byte, is read and compared under these rules without regeneration) and
-each generation's raw output with its greedy near-tie marks
+each generation's section: its output's digest and greedy near-tie marks
 (:mod:`pytest_provenai.subject.near_ties`). :func:`explain` uses the latter to say whether a
-mismatch starts at a marked near tie — hardware-sensitive, still a failure — or not. No pytest
-import.
+changed output parted from its golden at a near tie both runs marked — hardware-sensitive,
+still a failure — or not. No pytest import.
 """
 
 from __future__ import annotations

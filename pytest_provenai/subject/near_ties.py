@@ -19,10 +19,11 @@ it, from the trace). The section is informational: golden files never compare it
 :func:`pytest_provenai.golden_rules.explain` uses it to say whether the two outputs agree up
 to a near tie and took different tokens there (hardware-sensitive) or not (a model change).
 
-Why 0.05 nats: the float32 paths measured against each other here (1 vs 2 torch threads, mlx
-vs transformers, batched and speculative fast paths) move log-probabilities by about 1e-4,
-but a llama.cpp server moved them by up to 0.05 between two cache states of the same prompt,
-and bf16 weights (2^-8 relative precision on logits of magnitude ~20) by a similar amount.
+Why 0.05 nats: the float32 paths here (1 vs 2 torch threads, mlx vs transformers, the fast
+paths) agree to within 1e-3 per log-probability (tests/test_backend_parity.py's bound; their KL
+values within 1e-4), but a llama.cpp server moved log-probabilities by up to 0.05 between two
+cache states of the same prompt, and bf16 weights (2^-8 relative precision on logits of
+magnitude ~20) would move them by a similar amount (an estimate: no GPU was measured).
 No pytest import.
 """
 
