@@ -27,6 +27,7 @@ from pytest_provenai.frozen.model import Case, GroundedCase, Source, SupportingF
 from pytest_provenai.subject.ablation import AblationRun, run_ablation
 from pytest_provenai.subject.backends.lazy import LazyGenerator
 from pytest_provenai.subject.kl import kl_profile
+from pytest_provenai.subject.near_ties import NEAR_TIE_MARGIN
 from pytest_provenai.subject.subject import ModelSubject, make_subject
 
 pytestmark = pytest.mark.slow
@@ -111,10 +112,13 @@ KL_KEYS = ("kl_sum", "kl_mean", "kl_output_mean", "kl_at_divergence", "eps")
 
 
 def split_kl(lay: dict[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The layer without its measured numbers, and per resource the numbers: the KL values
+    and the generation section (its near-tie margins come from teacher-forced rows on one
+    path and from ``generate``'s logits on the other)."""
     surface = json.loads(json.dumps(lay))
     kl: dict[str, dict[str, Any]] = {}
     for rid, row in surface["resources"].items():
-        kl[rid] = {k: row.pop(k) for k in KL_KEYS}
+        kl[rid] = {k: row.pop(k) for k in (*KL_KEYS, "generation")}
     surface.pop("top_kl", None)
     return surface, kl
 
@@ -132,6 +136,24 @@ def test_exact_and_naive_give_identical_records(runs: list[dict[str, Any]]) -> N
         # Δa, Δc, φ, θ, verdicts, ablated answers and citations, first divergences
         assert exact_surface == naive_surface, r["case"].id
         for rid in exact_kl:
+            # the same output, and the same near ties up to float noise in their margins
+            exact_gen, naive_gen = exact_kl[rid]["generation"], naive_kl[rid]["generation"]
+            assert exact_gen["output_sha256"] == naive_gen["output_sha256"]
+            ties = {t["token"]: t for t in naive_gen["near_ties"]}
+            for tie in exact_gen["near_ties"]:
+                other = ties.get(tie["token"])
+                if other is None:  # marked on one path only: its margin sits at the threshold
+                    assert abs(tie["margin"] - NEAR_TIE_MARGIN) < 1e-3, (rid, tie)
+                else:
+                    assert (tie["text"], tie["prefix_sha256"]) == (
+                        other["text"],
+                        other["prefix_sha256"],
+                    )
+                    assert abs(tie["margin"] - other["margin"]) < 1e-3, (rid, tie, other)
+            marked = {t["token"] for t in exact_gen["near_ties"]}
+            for token, tie in ties.items():
+                if token not in marked:
+                    assert abs(tie["margin"] - NEAR_TIE_MARGIN) < 1e-3, (rid, tie)
             for key in ("kl_sum", "kl_mean", "kl_output_mean", "kl_at_divergence"):
                 a, b = exact_kl[rid][key], naive_kl[rid][key]
                 assert (a is None) == (b is None)
