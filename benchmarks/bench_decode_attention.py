@@ -90,8 +90,9 @@ def main() -> None:
 
     from pytest_provenai.subject.backends import Decoding, load_generator
     from pytest_provenai.subject.backends.transformers_speculative import (
+        PACKED_ATTENTION,
+        attention_under,
         left_padded_cache,
-        packed_attention,
     )
 
     gen: Any = load_generator("transformers", None, decoding=Decoding(max_new_tokens=1))
@@ -125,7 +126,7 @@ def main() -> None:
         contexts: dict[str, contextlib.AbstractContextManager[Any]] = {
             "own": contextlib.nullcontext(),
             "enable_gqa": enable_gqa(),
-            "packed": packed_attention(model),
+            "packed": attention_under(model, PACKED_ATTENTION),
         }
         with torch.inference_mode(), contexts[mode]:
             start = time.perf_counter()

@@ -247,7 +247,7 @@ def test_packed_grouped_query_attention_equals_the_models_sdpa(gen: Any, positio
 
     from pytest_provenai.subject.backends.transformers_speculative import (
         PACKED_ATTENTION,
-        packed_attention,
+        attention_under,
         packed_gqa_attention,
     )
 
@@ -271,9 +271,58 @@ def test_packed_grouped_query_attention_equals_the_models_sdpa(gen: Any, positio
         assert torch.allclose(ours, ref, atol=1e-5), float((ours - ref).abs().max())
     model = gen.model
     before = model.config._attn_implementation
-    with packed_attention(model):
+    with attention_under(model, PACKED_ATTENTION):
         assert model.config._attn_implementation == PACKED_ATTENTION
     assert model.config._attn_implementation == before
+
+
+@pytest.mark.parametrize(("past", "positions"), [(1, 2), (30, 7), (5, 40), (64, 64)])
+def test_prefix_split_attention_equals_sdpa_over_a_cached_prefix(past: int, positions: int) -> None:
+    """The teacher-forced feeds' attention (cached keys without a mask, the new positions
+    causally among themselves, merged by log-sum-exp) computes what transformers' SDPA
+    computes with the explicit causal mask of a feed after a cache, to float rounding; a
+    mask that is not the plain causal one (padding), a batch or a single position go to
+    SDPA itself, bit for bit."""
+    from pytest_provenai.subject.backends.libraries import prepare_torch_import
+
+    prepare_torch_import()
+    import torch
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    from pytest_provenai.subject.backends.transformers_speculative import prefix_split_attention
+
+    class Module(torch.nn.Module):
+        num_key_value_groups = 3
+        is_causal = True
+
+    rng = torch.Generator().manual_seed(past * 100 + positions)
+    kv_heads, dim = 2, 16
+    heads = kv_heads * Module.num_key_value_groups
+    total = past + positions
+    query = torch.randn(1, positions, heads, dim, generator=rng).transpose(1, 2)
+    key = torch.randn(1, kv_heads, total, dim, generator=rng)
+    value = torch.randn(1, kv_heads, total, dim, generator=rng)
+    causal = (torch.arange(total)[None, :] <= torch.arange(positions)[:, None] + past)[None, None]
+    ours, _ = prefix_split_attention(Module(), query, key, value, causal, scaling=dim**-0.5)
+    ref, _ = sdpa_attention_forward(Module(), query, key, value, causal, scaling=dim**-0.5)
+    assert ours.shape == ref.shape == (1, positions, heads, dim)
+    assert torch.allclose(ours, ref, atol=1e-5), float((ours - ref).abs().max())
+
+    padded = causal.clone()
+    padded[..., 0] = False  # a left-padded row: not the plain causal mask
+    for args in (
+        (query, key, value, padded),
+        (
+            query.expand(2, -1, -1, -1),
+            key.expand(2, -1, -1, -1),
+            value.expand(2, -1, -1, -1),
+            causal.expand(2, -1, -1, -1),
+        ),
+        (query[:, :, -1:], key, value, causal[..., -1:, :]),
+    ):
+        ours, _ = prefix_split_attention(Module(), *args, scaling=dim**-0.5)
+        ref, _ = sdpa_attention_forward(Module(), *args, scaling=dim**-0.5)
+        assert torch.equal(ours, ref)
 
 
 def test_left_padded_decoding_cache_selects_and_grows_like_plain_tensors() -> None:

@@ -42,8 +42,10 @@ from .local import LocalModelGenerator, generate_tokens, open_model_folder
 from .speculative import Drafter
 from .tokenizer import check_continuation_ids, load_tokenizer, stop_token_ids
 from .transformers_speculative import (
+    PREFIX_SPLIT_ATTENTION,
     Pending,
     SpeculativeDecoding,
+    attention_under,
     crop_to,
     kv_prefix,
     top2_gap,
@@ -311,12 +313,13 @@ class TransformersGenerator(SpeculativeDecoding, LocalModelGenerator):
                 ids, keep = encoded[j], shared[j]
                 crop_to(cache, keep)
                 feed = ids[keep:] + cont[:-1]
-                out = self.model(
-                    input_ids=torch.tensor([feed], dtype=torch.long, device=dev),
-                    use_cache=True,
-                    logits_to_keep=n_cont,
-                    **{self._cache_kw: cache},
-                )
+                with attention_under(self.model, PREFIX_SPLIT_ATTENTION):
+                    out = self.model(
+                        input_ids=torch.tensor([feed], dtype=torch.long, device=dev),
+                        use_cache=True,
+                        logits_to_keep=n_cont,
+                        **{self._cache_kw: cache},
+                    )
                 cache = self._cache_of(out)
                 used_of[j] = len(feed)
                 rows = rows_of[j] = log_rows(out.logits[0, -n_cont:])
@@ -403,12 +406,13 @@ class TransformersGenerator(SpeculativeDecoding, LocalModelGenerator):
                 if rest:
                     if cache is not None:
                         crop_to(cache, shared)
-                    out = self.model(
-                        input_ids=torch.tensor([rest], dtype=torch.long, device=dev),
-                        use_cache=True,
-                        logits_to_keep=1,
-                        **({self._cache_kw: cache} if cache is not None else {}),
-                    )
+                    with attention_under(self.model, PREFIX_SPLIT_ATTENTION):
+                        out = self.model(
+                            input_ids=torch.tensor([rest], dtype=torch.long, device=dev),
+                            use_cache=True,
+                            logits_to_keep=1,
+                            **({self._cache_kw: cache} if cache is not None else {}),
+                        )
                     cache = self._cache_of(out)
                     total += len(rest)
                 pending.append(

@@ -4,10 +4,12 @@ The transformers backend's fast paths (``ablation_pass``, ``generate_many``) dec
 prompts that leave the realised output by speculative re-alignment: :class:`SpeculativeDecoding`
 (mixed into :class:`~.transformers_backend.TransformersGenerator`) steps them together over one
 left-padded cache buffer per layer that grows in place (:func:`left_padded_cache`), under the
-packed grouped-query attention (:func:`packed_attention`), and settles a near tie by replaying
-``generate``'s own computation (``_replay``). :class:`Pending` / :class:`Decoded` are a
-prompt to decode and its result; :func:`kv_prefix`, :func:`cache_from` and :func:`crop_to` copy,
-build and crop caches. The drafts and the acceptance rule are :mod:`.speculative`'s.
+packed grouped-query attention (:data:`PACKED_ATTENTION`), and settles a near tie by replaying
+``generate``'s own computation (``_replay``). Teacher-forced feeds after a cached prefix run
+under :data:`PREFIX_SPLIT_ATTENTION`; :func:`attention_under` switches either on for a block.
+:class:`Pending` / :class:`Decoded` are a prompt to decode and its result; :func:`kv_prefix`,
+:func:`cache_from` and :func:`crop_to` copy, build and crop caches. The drafts and the
+acceptance rule are :mod:`.speculative`'s.
 
 torch and transformers are imported inside the functions: importing this module is cheap.
 """
@@ -186,7 +188,7 @@ class SpeculativeDecoding:
                 mask = torch.cat(
                     [mask, torch.ones((len(active), block), dtype=torch.long, device=dev)], dim=1
                 )
-                with packed_attention(self.model):
+                with attention_under(self.model, PACKED_ATTENTION):
                     out = self.model(
                         input_ids=torch.tensor(ids, dtype=torch.long, device=dev),
                         attention_mask=mask,
@@ -358,29 +360,118 @@ def packed_gqa_attention(
     return out.reshape(batch, heads, q_len, dim).transpose(1, 2).contiguous(), None
 
 
+PREFIX_SPLIT_ATTENTION = "provenai_prefix_split"
+"""The attention implementation the fast paths' teacher-forced feeds run under: a block of
+positions appended to a cached prefix, attended in two parts so that no masked column is
+computed (:func:`prefix_split_attention`)."""
+
+
+def _is_plain_causal(mask: Any, past: int, q_len: int) -> bool:
+    """Whether ``mask`` (None, or boolean ``[1, 1, q_len, past + q_len]``) is the plain causal
+    mask of ``q_len`` positions after ``past`` cached ones: no padding, no window. Checked on
+    its first and last rows (O(past + q_len)), which a padded or windowed mask fails."""
+    import torch
+
+    if mask is None:
+        return True
+    if mask.dtype != torch.bool or tuple(mask.shape) != (1, 1, q_len, past + q_len):
+        return False
+    first, last = mask[0, 0, 0], mask[0, 0, -1]
+    return bool(first[: past + 1].all()) and not bool(first[past + 1 :].any()) and bool(last.all())
+
+
+def prefix_split_attention(
+    module: Any,
+    query: Any,
+    key: Any,
+    value: Any,
+    attention_mask: Any,
+    dropout: float = 0.0,
+    scaling: float | None = None,
+    **kwargs: Any,
+) -> tuple[Any, None]:
+    """Causal attention of ``q_len`` new positions over ``past`` cached ones + themselves,
+    with no masked column computed.
+
+    Given an explicit mask (which a feed after a cache gets), the CPU attention kernel
+    computes every column of every row and masks afterwards, so a feed of L positions after P
+    cached ones costs L x (P + L), about L^2 / 2 of it thrown away. Here the two parts are
+    attended apart and merged by their log-sum-exps: every new position over the P cached
+    keys with no mask (the query heads of a key/value head packed into one block, as in
+    :func:`packed_gqa_attention`), and the new positions over their own keys with the
+    kernel's ``is_causal`` (which skips the masked half). 1.1-1.8x less attention time on
+    the feeds of an ablation pass (``benchmarks/bench_prefix_attention.py``); the outputs
+    differ from the model's own attention in the last float bits (~1e-7), so it is used only
+    where the margin rule decides what rounding may move. Anything else (a batch, padding, a
+    window, a single position, no cached prefix, a device other than the CPU, dropout) goes
+    to transformers' SDPA unchanged.
+    """
+    import torch
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    batch, heads, q_len, dim = query.shape
+    past = int(key.shape[2]) - q_len
+    groups = int(getattr(module, "num_key_value_groups", 1))
+    flash = getattr(torch.ops.aten, "_scaled_dot_product_flash_attention_for_cpu", None)
+    if (
+        flash is None
+        or batch != 1
+        or q_len < 2
+        or past < 1
+        or dropout
+        or query.device.type != "cpu"
+        or kwargs.get("sliding_window")
+        or kwargs.get("softcap") is not None
+        or heads % max(groups, 1)
+        or not _is_plain_causal(attention_mask, past, q_len)
+    ):
+        return sdpa_attention_forward(
+            module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs
+        )
+    kv_heads = heads // groups
+    own_k = key[:, :, past:].repeat_interleave(groups, dim=1)
+    own_v = value[:, :, past:].repeat_interleave(groups, dim=1)
+    own, own_lse = flash(query, own_k, own_v, 0.0, True, scale=scaling)[:2]
+    packed = query.reshape(batch, kv_heads, groups * q_len, dim)
+    before, before_lse = flash(
+        packed, key[:, :, :past], value[:, :, :past], 0.0, False, scale=scaling
+    )[:2]
+    before = before.reshape(batch, heads, q_len, dim)
+    before_lse = before_lse.reshape(batch, heads, q_len)
+    top = torch.maximum(own_lse, before_lse)
+    w_own = torch.exp(own_lse - top).unsqueeze(-1)
+    w_before = torch.exp(before_lse - top).unsqueeze(-1)
+    out = (own * w_own + before * w_before) / (w_own + w_before)
+    return out.to(query.dtype).transpose(1, 2).contiguous(), None
+
+
 @functools.cache
-def register_packed_attention() -> None:
-    """Register :func:`packed_gqa_attention` (and SDPA's mask builder for it) with
-    transformers under :data:`PACKED_ATTENTION`, once per process."""
+def register_attention() -> None:
+    """Register the fast paths' attention functions (:data:`PACKED_ATTENTION`,
+    :data:`PREFIX_SPLIT_ATTENTION`, each with SDPA's mask builder) with transformers, once
+    per process."""
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
     AttentionInterface.register(PACKED_ATTENTION, packed_gqa_attention)
     AttentionMaskInterface.register(PACKED_ATTENTION, sdpa_mask)
+    AttentionInterface.register(PREFIX_SPLIT_ATTENTION, prefix_split_attention)
+    AttentionMaskInterface.register(PREFIX_SPLIT_ATTENTION, sdpa_mask)
 
 
 @contextlib.contextmanager
-def packed_attention(model: Any) -> Iterator[None]:
-    """Run ``model``'s forwards inside the block under :func:`packed_gqa_attention` (its
-    masks built as for SDPA); the model's own implementation is restored after. A model whose
-    attention is not SDPA is left alone."""
+def attention_under(model: Any, name: str) -> Iterator[None]:
+    """Run ``model``'s forwards inside the block under the registered attention ``name``
+    (:data:`PACKED_ATTENTION` or :data:`PREFIX_SPLIT_ATTENTION`; masks built as for SDPA);
+    the model's own implementation is restored after. A model whose attention is not SDPA
+    is left alone."""
     config = model.config
     current = getattr(config, "_attn_implementation", None)
     if current != "sdpa":
         yield
         return
-    register_packed_attention()
-    config._attn_implementation = PACKED_ATTENTION
+    register_attention()
+    config._attn_implementation = name
     try:
         yield
     finally:
