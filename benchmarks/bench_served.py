@@ -21,8 +21,9 @@ harness's own prompt) measures, side by side in one run:
 * exact influence per case (issue 26): for ``--influence-cases`` cases, every ablation's
   ``ablation_pass`` (score the realised output under the full and each ablated prompt,
   regenerate where it diverges) in-process and served, scored from generation-time logprobs
-  (``steps``, the default) and, with ``--echo``, from echoed prompt logprobs (llama-cpp-python
-  builds those in Python for every prompt position: minutes per case).
+  (``steps``, the default; streamed where the probe allows it, and beside it the same from
+  plain replies) and, with ``--echo``, from echoed prompt logprobs (llama-cpp-python builds
+  those in Python for every prompt position: minutes per case).
 
 The machine is shared: absolute seconds are noisy, the ratios come from one run.
 """
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("--top-logprobs", type=int, default=20)
     parser.add_argument("--influence-cases", type=int, default=1)
     parser.add_argument("--echo", action="store_true", help="also time scoring by echo")
+    parser.add_argument("--max-concurrency", type=int, default=4)
     args = parser.parse_args()
 
     import numpy as np
@@ -94,10 +96,14 @@ def main() -> None:
             model=MODEL_ALIAS,
             tokenizer="default",
             top_logprobs=args.top_logprobs,
-            max_concurrency=4,
+            max_concurrency=args.max_concurrency,
         )
         served = load_served(options, Decoding(max_new_tokens=args.max_new_tokens))
         print(served.report.describe())
+        plain = None  # the same server read from plain (not streamed) replies, side by side
+        if served.report.stream:
+            plain = load_served(options, Decoding(max_new_tokens=args.max_new_tokens))
+            plain.report = replace(served.report, stream=False)
         echo = (
             load_served(
                 replace(options, score_via="echo"), Decoding(max_new_tokens=args.max_new_tokens)
@@ -212,10 +218,10 @@ def main() -> None:
                 )
         if args.influence_cases:
             print(
-                "\n| case | ablations | in-process s | served (steps) s | ratio | served "
-                "(echo) s | steps requests | diverged |"
+                "\n| case | ablations | in-process s | served (steps) s | ratio | served, "
+                "plain replies s | ratio | served (echo) s | steps requests | diverged |"
             )
-            print("|---|---:|---:|---:|---:|---:|---:|---:|")
+            print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r, case in zip(
             rows[: args.influence_cases], cases[: args.influence_cases], strict=True
         ):
@@ -227,11 +233,13 @@ def main() -> None:
             before = served.client.requests
             t_steps, steps_pass = _pass(served, full, ablated, realised)
             n_req = served.client.requests - before
+            t_plain = _pass(plain, full, ablated, realised)[0] if plain else float("nan")
             t_echo = f"{_pass(echo, full, ablated, realised)[0]:.1f}" if echo else "-"
             diverged = sum(v.divergence is not None for v in steps_pass.variants)
             print(
                 f"| {case.id} | {len(ablated)} | {t_local:.1f} | {t_steps:.1f} | "
-                f"{t_steps / t_local:.2f}x | {t_echo} | {n_req} | {diverged} |"
+                f"{t_steps / t_local:.2f}x | {t_plain:.1f} | {t_plain / t_local:.2f}x | "
+                f"{t_echo} | {n_req} | {diverged} |"
             )
         if errs_sim:
             print(
@@ -242,7 +250,8 @@ def main() -> None:
         print(
             f"client: {served.client.requests} requests, {served.client.retried} retried, "
             f"{served.retokenized} outputs re-tokenised on their own, "
-            f"{served.echo_fallbacks} scored by echo where steps could not"
+            f"{served.echo_fallbacks} scored by echo where steps could not, "
+            f"{served.stream_fallbacks} streams cut short and asked again plainly"
         )
 
 

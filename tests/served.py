@@ -29,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from pytest_provenai.subject.backends.served.replies import joined_stream
+
 MODEL_ALIAS = "SmolLM2-135M-Instruct"
 API_KEY = "test-key-not-secret-7f3a"
 
@@ -89,6 +91,10 @@ def llama_server(
         str(n_ctx),
         "--logits_all",
         "true",
+        # streams are read whole (docs/served.md); by default this server cuts a stream when
+        # another request arrives, which two workers on one server would do to each other
+        "--interrupt_requests",
+        "false",
         "--verbose",
         "false",
     ]
@@ -150,6 +156,9 @@ class Proxy:
     when ``fail_status`` is None); ``flaky``: the first n requests get 503.
     ``not_openai``: every request gets an HTML 404 page. ``echo_auth``: a failing request's
     body repeats the Authorization header it got (as some servers' error pages do).
+    ``cut_streams``: a streamed reply ends after its first event (as llama-cpp-python's server
+    cuts a stream when another request arrives). A stream is otherwise passed on as one event
+    holding the joined (and transformed) reply.
     """
 
     def __init__(
@@ -163,8 +172,10 @@ class Proxy:
         not_openai: bool = False,
         delay: float = 0.0,
         echo_auth: bool = False,
+        cut_streams: bool = False,
     ) -> None:
         self.upstream = upstream.rstrip("/")
+        self.cut_streams = cut_streams
         self.echo_auth = echo_auth
         self.transform = transform
         self.fail_after = fail_after
@@ -250,15 +261,28 @@ class Proxy:
             req.add_header("Content-Type", "application/json")
             if auth:
                 req.add_header("Authorization", auth)
+            stream = bool(body and body.get("stream"))
             try:
                 with urllib.request.urlopen(req, timeout=600) as resp:
-                    reply = json.loads(resp.read())
+                    raw = resp.read()
             except urllib.error.HTTPError as exc:
                 self._send(h, exc.code, exc.read(), "application/json")
                 return
+            # a stream is joined into one reply, transformed as a plain one, and sent back
+            # as a stream of that one event
+            reply = joined_stream(sse_payloads(raw), self.upstream) if stream else json.loads(raw)
             if self.transform is not None:
                 reply = self.transform(path, body, reply)
-            self._send(h, 200, json.dumps(reply).encode(), "application/json")
+            if stream and self.cut_streams:  # one event with no finish_reason, then the end
+                first = sse_payloads(raw)[0]
+                self._send(
+                    h, 200, b"data: " + json.dumps(first).encode() + b"\n\n", "text/event-stream"
+                )
+            elif stream:
+                event = b"data: " + json.dumps(reply).encode() + b"\n\ndata: [DONE]\n\n"
+                self._send(h, 200, event, "text/event-stream")
+            else:
+                self._send(h, 200, json.dumps(reply).encode(), "application/json")
         finally:
             self._leave()
 
@@ -268,6 +292,18 @@ class Proxy:
             with self.lock:
                 self.in_flight -= 1
             self._counted.on = False
+
+
+def sse_payloads(raw: bytes) -> list[Any]:
+    """The JSON payloads of a server-sent event stream's ``data:`` lines, up to ``[DONE]``."""
+    out: list[Any] = []
+    for line in raw.decode("utf-8").splitlines():
+        if line.startswith("data:"):
+            data = line[5:].strip()
+            if data == "[DONE]":
+                break
+            out.append(json.loads(data))
+    return out
 
 
 def shift_echo(by: int) -> Transform:

@@ -304,3 +304,65 @@ def test_max_concurrency_bounds_the_ablation_requests(
     assert proxy.count - start >= 3  # full + two ablated scores (+ regenerations)
     assert result.variants[1].divergence is None  # the unchanged prompt keeps the output
     assert result.variants[1].generation.token_ids == gen.token_ids
+
+
+def test_ablations_are_visited_in_the_order_the_servers_prompt_cache_reuses(
+    llama_base_url: str, api_key: None, served: OpenAIGenerator
+) -> None:
+    """The full prompt first, then the ablations by decreasing prefix shared with it (the
+    last resource removed first), each regeneration right after its own scoring: a server
+    that caches the previous request's prefix evaluates only what follows each removed
+    resource."""
+    facts = [
+        "The Seine flows through Paris.",
+        "The Thames flows through London.",
+        "The Tiber flows through Rome.",
+        "The Spree flows through Berlin.",
+    ]
+
+    def chat(kept: list[str]) -> str:
+        body = "\n".join(kept) + "\nWhich river flows through Rome? Answer: "
+        return served.render_chat([MESSAGES[0], {"role": "user", "content": body}])
+
+    prompt = chat(facts)
+    ablated = [chat([f for f in facts if f != gone]) for gone in facts]
+    prompts = [prompt, *ablated]
+    gen = served.generate(prompt)
+    seen: list[int] = []
+
+    def record(path: str, body: Any, reply: Any) -> Any:
+        text = body.get("prompt", "") if isinstance(body, dict) else ""
+        starts = [i for i, p in enumerate(prompts) if str(text).startswith(p)]
+        if starts and (not seen or seen[-1] != starts[0]):
+            seen.append(starts[0])
+        return reply
+
+    with Proxy(llama_base_url, transform=record) as proxy:
+        one = load_served(options(proxy.base_url, max_concurrency=1), Decoding(max_new_tokens=24))
+        result = one.ablation_pass(prompt, ablated, gen.token_ids, margin=TIE_MARGIN)
+    assert seen == [0, 4, 3, 2, 1]  # each prompt's requests (score, regeneration) together
+    assert len(result.variants) == 4
+    for variant in result.variants:  # results are still in the callers' order
+        if variant.divergence is None:
+            assert variant.generation.token_ids == gen.token_ids
+
+
+def test_a_stream_cut_short_is_asked_again_plainly(
+    llama_base_url: str, api_key: None, stepped: OpenAIGenerator
+) -> None:
+    """A server that cuts streams (llama-cpp-python's does when another request arrives) costs
+    a plain request per cut stream, never a wrong or missing row."""
+    prompt = stepped.render_chat(MESSAGES)
+    gen = stepped.generate(prompt)
+    expected = stepped.score(prompt, gen.token_ids)
+    with Proxy(llama_base_url, cut_streams=True) as proxy:
+        cut = load_served(options(proxy.base_url), Decoding(max_new_tokens=24))
+        assert cut.report.stream  # the probe's own stream was cut after its one event
+        rows = cut.score(prompt, gen.token_ids)
+        again = cut.generate(prompt)
+    assert cut.stream_fallbacks >= 2
+    assert again.token_ids == gen.token_ids
+    top2 = np.sort(expected, -1)[:, -2:]
+    clear = top2[:, 1] - top2[:, 0] > 2 * PROBE_TOLERANCE  # argmax beyond the cache noise
+    assert np.array_equal(np.argmax(rows, -1)[clear], np.argmax(expected, -1)[clear])
+    assert np.allclose(np.max(rows, -1), np.max(expected, -1), atol=PROBE_TOLERANCE)

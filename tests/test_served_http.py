@@ -180,3 +180,77 @@ def test_clean_text_replaces_lone_surrogates_and_the_key() -> None:
     assert c.clean_text("a\ud800b") == "a\ufffdb"
     assert c.clean_text(f"the key is {KEY}.") == "the key is [redacted]."
     assert c.clean_text("plain") == "plain"
+
+
+def test_a_stream_is_read_whole_into_its_event_payloads() -> None:
+    """Server-sent events: ``data:`` lines (CRLF or LF, an event's lines joined, comments
+    skipped) up to ``[DONE]``; a server that answers a stream request with one plain JSON
+    reply gives it as the one event; a non-finite number in an event is refused at once."""
+    stream = (
+        b": a comment\r\n"
+        b'data: {"choices": [{"text": "Par", "logprobs": {"tokens": ["Par"]}}]}\r\n\r\n'
+        b'data: {"choices": [{"text": "is",\n'
+        b'data:  "logprobs": {"tokens": ["is"]}, "finish_reason": "stop"}]}\n\n'
+        b"data: [DONE]\n\n"
+        b'data: {"never": "read"}\n\n'
+    )
+    with Scripted([(200, stream, {"Content-Type": "text/event-stream"}), OK]) as srv:
+        c, _ = client(srv.base_url)
+        events = c.post_stream("completions", {"stream": True})
+        assert [e["choices"][0]["text"] for e in events] == ["Par", "is"]
+        assert c.post_stream("completions", {"stream": True}) == [{"ok": True}]
+    assert srv.requests[0][2]["Accept"] == "text/event-stream"
+    with Scripted([(200, b'data: {"choices": [{"logprobs": [NaN]}]}\n\n')]) as srv:
+        c, sleeps = client(srv.base_url)
+        with pytest.raises(ServerError, match="holds NaN"):
+            c.post_stream("completions", {"stream": True})
+    assert len(srv.requests) == 1 and sleeps == []
+
+
+def test_a_joined_stream_is_the_plain_reply() -> None:
+    from pytest_provenai.subject.backends.served.replies import joined_stream
+
+    events = [
+        {
+            "choices": [
+                {
+                    "text": "Par",
+                    "logprobs": {
+                        "tokens": ["Par"],
+                        "token_logprobs": [-0.1],
+                        "top_logprobs": [{"Par": -0.1}],
+                    },
+                }
+            ]
+        },
+        {
+            "choices": [
+                {
+                    "text": "is",
+                    "finish_reason": "stop",
+                    "logprobs": {
+                        "tokens": ["is"],
+                        "token_logprobs": [-0.2],
+                        "top_logprobs": [{"is": -0.2}],
+                    },
+                }
+            ]
+        },
+    ]
+    reply = joined_stream(events, "u")
+    assert reply == {
+        "choices": [
+            {
+                "text": "Paris",
+                "index": 0,
+                "finish_reason": "stop",
+                "logprobs": {
+                    "tokens": ["Par", "is"],
+                    "token_logprobs": [-0.1, -0.2],
+                    "top_logprobs": [{"Par": -0.1}, {"is": -0.2}],
+                },
+            }
+        ]
+    }
+    with pytest.raises(BackendError, match="no choices"):
+        joined_stream([{"id": 1}], "u")

@@ -76,8 +76,9 @@ def test_suites_over_one_server_with_two_workers(
     result.stdout.fnmatch_lines(
         [
             # llama-cpp-python reports the model's logprobs whatever logit_bias says, so the
-            # default (auto) scores from generation-time logprobs; the probe says so
-            f"*served {MODEL_ALIAS} at http://*/v1: generate, top-20 logprobs, score via "
+            # default (auto) scores from generation-time logprobs, read from streamed replies
+            # (its streamed top-k equal its plain ones); the probe says so
+            f"*served {MODEL_ALIAS} at http://*/v1: generate, top-20 logprobs, streamed, score via "
             "generation-time logprobs (re-prompted where the output leaves the greedy path); "
             "KL from top-20",
         ]
@@ -108,10 +109,10 @@ def test_server_that_drops_mid_run_fails_closed(
     pytester: pytest.Pytester, llama_base_url: str
 ) -> None:
     root = project(pytester, "test_fidelity.py")
-    # the probe takes 6 requests (2 model listings, 2 generation logprobs, 1 with logit_bias,
-    # 1 echo); the first case's generation is the 7th; then the connection drops on every
-    # request
-    with Proxy(llama_base_url, fail_after=7, fail_status=None) as proxy:
+    # the probe takes 7 requests (2 model listings, 2 generation logprobs, 1 with logit_bias,
+    # 1 streamed, 1 echo); the first case's generation is the 8th; then the connection drops
+    # on every request
+    with Proxy(llama_base_url, fail_after=8, fail_status=None) as proxy:
         result = run(pytester, "--provenai-base-url", proxy.base_url, "--snapshot-update")
     # the case whose generation failed, and all three gates (fail closed on the missing case)
     result.assert_outcomes(passed=1, failed=1 + 3)

@@ -183,6 +183,16 @@ class JSONClient:
     def post(self, path: str, body: dict[str, Any]) -> Any:
         return self.request("POST", path, body)
 
+    def post_stream(self, path: str, body: dict[str, Any]) -> list[Any]:
+        """POST ``body`` (which asks for ``"stream": true``) and read the whole server-sent
+        event stream: the decoded JSON payload of every ``data:`` event, in order, up to
+        ``[DONE]``. One attempt, not retried (a caller falls back to a plain request: a
+        server may cut a stream when another request arrives); errors as :meth:`request`."""
+        url = self.url(path)
+        events = self._once("POST", url, body, True)
+        assert isinstance(events, list)
+        return events
+
     def request(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
         """The decoded JSON reply; ServerError (one line: method, URL, status) on failure."""
         url = self.url(path)
@@ -194,7 +204,7 @@ class JSONClient:
                     self.retried += 1
                 self._sleep(self.backoff * (2 ** (attempt - 1)))
             try:
-                return self._once(method, url, body)
+                return self._once(method, url, body, False)
             except ServerError as exc:
                 last = exc
                 if not exc.transient:
@@ -204,9 +214,9 @@ class JSONClient:
             f"{last} (gave up after {attempts} attempts)", status=last.status, transient=True
         )
 
-    def _once(self, method: str, url: str, body: dict[str, Any] | None) -> Any:
+    def _once(self, method: str, url: str, body: dict[str, Any] | None, stream: bool) -> Any:
         data = None if body is None else json.dumps(body).encode("utf-8")
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": "text/event-stream" if stream else "application/json"}
         if data is not None:
             headers["Content-Type"] = "application/json"
         if self._api_key:
@@ -259,6 +269,8 @@ class JSONClient:
                 with self._lock:
                     self.in_flight -= 1
         try:
+            if stream:
+                return _events(raw.decode("utf-8"))
             return json.loads(raw.decode("utf-8"), parse_constant=_non_finite)
         except _NonFinite as exc:
             raise ServerError(
@@ -271,10 +283,31 @@ class JSONClient:
             text = redact(raw[:4000].decode("utf-8", "replace"), self._api_key)
             snippet = text[:80].replace("\n", " ")
             raise ServerError(
-                f"{where}: HTTP 200 but the body is not JSON ({snippet!r})",
+                f"{where}: HTTP 200 but the body is not "
+                f"{'a stream of JSON events' if stream else 'JSON'} ({snippet!r})",
                 status=200,
                 transient=True,
             ) from None
+
+
+def _events(text: str) -> list[Any]:
+    """The JSON payloads of a server-sent event stream's ``data:`` events up to ``[DONE]``
+    (an event's several ``data:`` lines joined by newlines); a server that ignored the ask for
+    a stream and sent one JSON reply gives that reply as the one event. ValueError when a
+    payload is not JSON."""
+    events: list[Any] = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        data = "\n".join(
+            line[5:].removeprefix(" ") for line in block.split("\n") if line.startswith("data:")
+        )
+        if not data:
+            continue
+        if data.strip() == "[DONE]":
+            return events
+        events.append(json.loads(data, parse_constant=_non_finite))
+    if not events:
+        return [json.loads(text, parse_constant=_non_finite)]
+    return events
 
 
 class _NonFinite(ValueError):

@@ -20,13 +20,13 @@ from ..base import (
     Identity,
     VariantPass,
 )
-from ..divergence import first_divergence, token_margins
-from ..http import JSONClient
+from ..divergence import common_prefix, first_divergence, token_margins
+from ..http import JSONClient, ServerError
 from ..libraries import library_versions
 from ..local import LocalModelGenerator
 from ..tokenizer import check_continuation_ids
 from .probe import STEPS_BIAS, ServerReport
-from .replies import echo_entries, first_choice, pieces_match, token_id_of
+from .replies import echo_entries, first_choice, joined_stream, pieces_match, token_id_of
 from .topk import topk_rows
 
 BACKEND_NAME = "openai"
@@ -61,6 +61,7 @@ class OpenAIGenerator(LocalModelGenerator):
         self.retokenized = 0  # outputs whose ids had to be tokenised on their own
         self.noncanonical = 0  # outputs whose greedy tokens are not their text's tokenisation
         self.echo_fallbacks = 0  # continuations scored by the echo where steps could not
+        self.stream_fallbacks = 0  # streamed requests cut short and asked again plainly
         self._identity = Identity(
             backend=BACKEND_NAME,
             name=report.model,
@@ -100,12 +101,32 @@ class OpenAIGenerator(LocalModelGenerator):
         body.update(extra)
         return body
 
+    def _complete(self, body: dict[str, Any]) -> Any:
+        """A completions reply to ``body``; streamed and joined (:func:`joined_stream`) where
+        the probe found the server's streamed logprobs equal to its plain ones. A server may
+        build a plain reply's logprobs for every position it holds (llama-cpp-python
+        log-softmaxes the whole prompt's logits per request: seconds on a 2,000-token prompt),
+        a stream only for the tokens it sends."""
+        if self.report.stream:
+            try:
+                events = self.client.post_stream("completions", {**body, "stream": True})
+                reply = joined_stream(events, self.client.url("completions"))
+                if reply["choices"][0]["finish_reason"] is not None:
+                    return reply
+            except ServerError as exc:
+                if exc.status is not None and exc.status != 200:
+                    raise
+            # cut short (llama-cpp-python's server cuts a stream when another request
+            # arrives, unless started with --interrupt_requests false): ask again, plainly
+            self.stream_fallbacks += 1
+        return self.client.post("completions", body)
+
     def generate(self, prompt: str) -> Generation:
         max_new = int(self.decoding.max_new_tokens)
         if max_new <= 0:
             return Generation(text="", finish_reason="length")
         extra = {"logprobs": 2} if self.report.top_logprobs else {}  # 2: the greedy margin
-        reply = self.client.post("completions", self._body(prompt, max_new, **extra))
+        reply = self._complete(self._body(prompt, max_new, **extra))
         choice = first_choice(reply, self.client.url("completions"))
         text = choice.get("text")
         if not isinstance(text, str):
@@ -203,7 +224,7 @@ class OpenAIGenerator(LocalModelGenerator):
                 )
             want = min(window, len(cont) - t)
             body = self._body(text, want, logprobs=self.report.top_logprobs, logit_bias=bias)
-            choice = first_choice(self.client.post("completions", body), url)
+            choice = first_choice(self._complete(body), url)
             lp = choice.get("logprobs")
             tokens = lp.get("tokens") if isinstance(lp, dict) else None
             tops = lp.get("top_logprobs") if isinstance(lp, dict) else None
@@ -303,25 +324,41 @@ class OpenAIGenerator(LocalModelGenerator):
         *,
         margin: float = TIE_MARGIN,
     ) -> AblationPass:
-        """Score the realised continuation under the full and every ablated prompt (up to
-        ``--provenai-max-concurrency`` requests in flight), then regenerate, concurrently,
-        the ablations whose argmax may leave it. No KV cache is shared over HTTP."""
+        """Score the realised continuation under the full and every ablated prompt, and
+        regenerate each ablation whose argmax may leave it right after scoring it (up to
+        ``--provenai-max-concurrency`` prompts in flight). No KV cache is shared over HTTP,
+        but a server's prompt cache reuses the longest token prefix a request shares with
+        the one before it (llama.cpp keeps one per slot): so the full prompt (whose
+        generation has just left it there) goes first, then the ablations in order of
+        decreasing prefix shared with it (each shares the tokens before its own removed
+        resource with the one before), and an ablation's regeneration follows its own scoring,
+        whose prompt it shares whole. Visited one by one in that order, the server evaluates
+        about the tokens after each removed resource, where an order by resource re-evaluated
+        nearly every prompt whole."""
         cont = check_continuation_ids(continuation, self.vocab)
-        ablated = list(variants)
+        prompts = [prompt, *variants]
+        encoded = [self.encode(p) for p in prompts]
+        sizes = [len(ids) for ids in encoded]
+        shared = [common_prefix(encoded[0], ids) for ids in encoded]
+        order = [0, *sorted(range(1, len(prompts)), key=lambda i: -shared[i])]
+
+        def visit(i: int) -> tuple[Any, int | None, Generation | None]:
+            rows = self.score(prompts[i], cont)
+            if i == 0:
+                return rows, None, None
+            div = first_divergence(rows, cont, margin)
+            return rows, div, (self.generate(prompts[i]) if div is not None else None)
+
         workers = max(1, self.client.max_concurrency)
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            rows = list(pool.map(lambda p: self.score(p, cont), [prompt, *ablated]))
-            full_rows, variant_rows = rows[0], rows[1:]
-            divergences = [first_divergence(r, cont, margin) for r in variant_rows]
-            todo = [p for p, d in zip(ablated, divergences, strict=True) if d is not None]
-            regenerated = dict(zip(todo, pool.map(self.generate, todo), strict=True))
+            visited = dict(zip(order, pool.map(visit, order), strict=True))
         text = str(self.tokenizer.decode(cont, skip_special_tokens=True))
         finish = "stop" if cont and cont[-1] in self.stop_ids else "length"
-        sizes = [len(self.encode(p)) for p in [prompt, *ablated]]
         passes: list[VariantPass] = []
         forward = sizes[0] + len(cont)
-        for p, r, d, size in zip(ablated, variant_rows, divergences, sizes[1:], strict=True):
-            if d is None:
+        for i in range(1, len(prompts)):
+            r, d, regenerated = visited[i]
+            if regenerated is None:
                 gen = Generation(
                     text=text,
                     token_ids=list(cont),
@@ -329,12 +366,13 @@ class OpenAIGenerator(LocalModelGenerator):
                     finish_reason=finish,
                     margins=token_margins(r, cont),
                 )
-                cost = size + len(cont)
+                cost = sizes[i] + len(cont)
             else:
-                gen = regenerated[p]
-                cost = size + len(cont) + size + len(gen.token_ids)
+                gen = regenerated
+                cost = sizes[i] + len(cont) + sizes[i] + len(gen.token_ids)
             forward += cost
             passes.append(VariantPass(rows=r, generation=gen, divergence=d, forward_tokens=cost))
+        full_rows = visited[0][0]
         return AblationPass(full_rows=full_rows, variants=passes, forward_tokens=forward)
 
 

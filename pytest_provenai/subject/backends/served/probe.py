@@ -13,7 +13,7 @@ from typing import Any
 from ....errors import BackendError
 from ..http import API_KEY_ENV, JSONClient, ServerError
 from ..tokenizer import encode_prompt, render_chat_with
-from .replies import echo_entries, first_choice
+from .replies import echo_entries, first_choice, joined_stream
 from .settings import ServedOptions, make_client
 from .tokenizer import load_tokenizer
 
@@ -44,6 +44,7 @@ class ServerReport:
     note: str = ""  # why score is off, or which correction is applied
     echo_tail: int = 0  # entries an echo holds after the prompt for its generated token
     via: str = ""  # how a continuation is scored: "steps", "echo" or "" (it cannot be)
+    stream: bool = False  # generation-time logprobs are read from streamed replies
 
     @property
     def score(self) -> bool:
@@ -63,7 +64,10 @@ class ServerReport:
         else:
             score = f"no score ({self.note}); influence is surface-only"
         bos = f"; the server puts {self.bos} token(s) before each prompt" if self.bos else ""
-        return f"served {self.model} at {self.base_url}: generate, {logprobs}, {score}{bos}"
+        streamed = ", streamed" if self.stream else ""
+        return (
+            f"served {self.model} at {self.base_url}: generate, {logprobs}{streamed}, {score}{bos}"
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +81,7 @@ class ServerReport:
             "echo_tail": self.echo_tail,
             "score": self.score,
             "score_via": self.via,
+            "stream": self.stream,
             "note": self.note,
         }
 
@@ -107,6 +112,7 @@ def probe_server(
     steps_note = "not asked for (--provenai-served-score echo)"
     if score_via != "echo":
         steps_note = _probe_steps(client, model, top_k, tokenizer, prompt, gen[0])
+    stream = _probe_stream(client, model, top_k, prompt + PROBE_PREFIXES[0], gen[0])
 
     def report(echo: bool, shift: int | None, bos: int, echo_note: str, tail: int) -> ServerReport:
         steps_ok, echo_ok = steps_note == "", echo and shift is not None
@@ -115,7 +121,7 @@ def probe_server(
         else:
             via = "echo" if echo_ok else ""
             note = echo_note if score_via == "echo" or echo_ok else f"{steps_note}; {echo_note}"
-        return ServerReport(base, model, served, top, echo, shift, bos, note, tail, via)
+        return ServerReport(base, model, served, top, echo, shift, bos, note, tail, via, stream)
 
     echo = _probe_echo(client, model, top_k, prompt + PROBE_TEXT)
     if echo is None:
@@ -281,6 +287,25 @@ def _probe_steps(
             "the reply cannot be read"
         )
     return ""
+
+
+def _probe_stream(
+    client: JSONClient, model: str, top_k: int, text: str, reference: dict[str, float]
+) -> bool:
+    """Whether a streamed request for the token after ``text`` reports ``reference``, the
+    top-k of the plain request: then generation-time logprobs are read from streams
+    (:meth:`~.generator.OpenAIGenerator._complete`). Any error or difference: plain."""
+    body = _one_token(model, text, top_k, stream=True)
+    try:
+        events = client.post_stream("completions", body)
+        choice = first_choice(joined_stream(events, client.url("completions")), "")
+    except (ServerError, BackendError):
+        return False
+    lp = choice.get("logprobs")
+    tops = lp.get("top_logprobs") if isinstance(lp, dict) else None
+    if not isinstance(tops, list) or len(tops) != 1 or not isinstance(tops[0], dict):
+        return False
+    return bool(tops[0]) and _same_distribution(tops[0], reference)
 
 
 def _probe_echo(

@@ -38,6 +38,33 @@ def first_choice(reply: Any, url: str) -> dict[str, Any]:
     return choices[0]
 
 
+def joined_stream(events: list[Any], url: str) -> dict[str, Any]:
+    """A streamed completion (its event payloads, each with one choice holding the next piece
+    of text and, when asked, its logprob lists) as the one reply a plain request returns:
+    the texts and the ``tokens`` / ``token_logprobs`` / ``top_logprobs`` / ``text_offset``
+    lists joined in order, the last ``finish_reason`` given. BackendError when an event has no
+    choice."""
+    text: list[str] = []
+    lists: dict[str, list[Any]] = {}
+    finish = None
+    for event in events:
+        choice = first_choice(event, url)
+        piece = choice.get("text")
+        if isinstance(piece, str):
+            text.append(piece)
+        if choice.get("finish_reason") is not None:
+            finish = choice.get("finish_reason")
+        lp = choice.get("logprobs")
+        if isinstance(lp, dict):
+            for key in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
+                if isinstance(lp.get(key), list):
+                    lists.setdefault(key, []).extend(lp[key])
+    choice = {"text": "".join(text), "index": 0, "finish_reason": finish}
+    if lists:
+        choice["logprobs"] = lists
+    return {"choices": [choice]}
+
+
 def echo_entries(choice: dict[str, Any], url: str) -> tuple[list[Any], list[Any], list[Any]]:
     lp = choice.get("logprobs")
     if not isinstance(lp, dict):
