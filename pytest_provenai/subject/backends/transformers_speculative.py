@@ -309,8 +309,9 @@ def cache_from(layers: list[tuple[Any, Any]]) -> Any:
 
 PACKED_ATTENTION = "provenai_packed_gqa"
 """The attention implementation the fast paths' decoding forwards run under (registered with
-transformers once, on first use; ``generate``, ``score`` and the teacher-forced passes keep the
-model's own)."""
+transformers once, on first use; ``generate``, ``score`` and a pass with no cached prefix keep
+the model's own; the teacher-forced feeds after a cache run under
+:data:`PREFIX_SPLIT_ATTENTION`)."""
 
 
 def packed_gqa_attention(
