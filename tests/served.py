@@ -29,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from pytest_provenai.subject.backends.http import sse_events
 from pytest_provenai.subject.backends.served.replies import joined_stream
 
 MODEL_ALIAS = "SmolLM2-135M-Instruct"
@@ -270,11 +271,14 @@ class Proxy:
                 return
             # a stream is joined into one reply, transformed as a plain one, and sent back
             # as a stream of that one event
-            reply = joined_stream(sse_payloads(raw), self.upstream) if stream else json.loads(raw)
+            if stream:
+                reply = joined_stream(sse_events(raw.decode()), self.upstream)
+            else:
+                reply = json.loads(raw)
             if self.transform is not None:
                 reply = self.transform(path, body, reply)
             if stream and self.cut_streams:  # one event with no finish_reason, then the end
-                first = sse_payloads(raw)[0]
+                first = sse_events(raw.decode())[0]
                 self._send(
                     h, 200, b"data: " + json.dumps(first).encode() + b"\n\n", "text/event-stream"
                 )
@@ -292,18 +296,6 @@ class Proxy:
             with self.lock:
                 self.in_flight -= 1
             self._counted.on = False
-
-
-def sse_payloads(raw: bytes) -> list[Any]:
-    """The JSON payloads of a server-sent event stream's ``data:`` lines, up to ``[DONE]``."""
-    out: list[Any] = []
-    for line in raw.decode("utf-8").splitlines():
-        if line.startswith("data:"):
-            data = line[5:].strip()
-            if data == "[DONE]":
-                break
-            out.append(json.loads(data))
-    return out
 
 
 def shift_echo(by: int) -> Transform:

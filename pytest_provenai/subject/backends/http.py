@@ -270,7 +270,7 @@ class JSONClient:
                     self.in_flight -= 1
         try:
             if stream:
-                return _events(raw.decode("utf-8"))
+                return sse_events(raw.decode("utf-8"))
             return json.loads(raw.decode("utf-8"), parse_constant=_non_finite)
         except _NonFinite as exc:
             raise ServerError(
@@ -290,7 +290,7 @@ class JSONClient:
             ) from None
 
 
-def _events(text: str) -> list[Any]:
+def sse_events(text: str) -> list[Any]:
     """The JSON payloads of a server-sent event stream's ``data:`` events up to ``[DONE]``
     (an event's several ``data:`` lines joined by newlines); a server that ignored the ask for
     a stream and sent one JSON reply gives that reply as the one event. ValueError when a
