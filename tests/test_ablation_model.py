@@ -23,9 +23,8 @@ from pytest_provenai._io import sha256_text
 from pytest_provenai.audit.answer import provenai_correct
 from pytest_provenai.audit.influence import influence_layer, pinsker_bound
 from pytest_provenai.frozen.load import load_fixture_set
-from pytest_provenai.frozen.model import Case, GroundedCase, Source, SupportingFact
+from pytest_provenai.frozen.model import Case, Source, SupportingFact
 from pytest_provenai.subject.ablation import AblationRun, run_ablation
-from pytest_provenai.subject.backends.lazy import LazyGenerator
 from pytest_provenai.subject.kl import kl_profile
 from pytest_provenai.subject.near_ties import NEAR_TIE_MARGIN
 from pytest_provenai.subject.subject import ModelSubject, make_subject
@@ -37,6 +36,7 @@ REPO = HERE.parent
 KL_NOISE = 1e-4  # nats; teacher-forced logits computed in different batch shapes
 MAX_NEW_TOKENS = 64  # the answer line comes first; a shorter tail keeps CI time down
 NAIVE_CASES = 3  # naive regeneration (the slow reference) on the first three cases
+WIDE_MARGIN = 0.2  # nats: a tie margin wide enough that some steps go to generate
 
 
 def invented_cases() -> list[tuple[Case, str]]:
@@ -252,16 +252,18 @@ def test_the_fast_path_reports_its_speculative_decoding(runs: list[dict[str, Any
 def test_near_ties_go_to_generate_and_the_result_stays_exact(
     subject: ModelSubject, runs: list[dict[str, Any]]
 ) -> None:
-    """With a tie margin of 0.5 nats most teacher-forced positions and decoding steps count as
-    near ties: drafts are taken only where they win by more than that, the rest is decided by
-    ``generate`` itself; the outputs are still naive's."""
+    """With a tie margin of 0.2 nats (4x the default) several teacher-forced positions and
+    decoding steps count as near ties: drafts are taken only where they win by more than that,
+    the rest is decided by ``generate`` itself; the outputs are still naive's. (At 0.5 nearly
+    every step was a tie: 25 replays of the whole generation, 115 s of one core, where 0.2
+    gives 7 replays in 42 s; docs/performance.md, test suite cost.)"""
     r = runs[1]
     trace = r["trace"]
     prompts = _ablated_prompts(subject, r)
     fast = subject.kv_ablation()
     assert fast is not None
     result = fast.ablation_pass(
-        trace.view.prompt, prompts, list(trace.generation.token_ids), margin=0.5
+        trace.view.prompt, prompts, list(trace.generation.token_ids), margin=WIDE_MARGIN
     )
     assert result.decode.fallbacks >= 1
     naive = r["naive"].raw_outputs
@@ -273,25 +275,3 @@ def _ablated_prompts(subject: ModelSubject, r: dict[str, Any]) -> list[str]:
     from pytest_provenai.subject.ablation import _prompts
 
     return _prompts(subject, r["case"], list(r["trace"].resources))
-
-
-def test_exposure_treatments_decoded_together_equal_one_by_one(subject: ModelSubject) -> None:
-    """The five treatments share the KV of everything before the aid slot and are decoded in
-    one batch; each output is the one ``generate`` gives alone (also when near ties send
-    them to ``generate``)."""
-    from pytest_provenai.subject.exposure import build_view, run_treatments
-
-    case = load_fixture_set(REPO / "fixtures" / "synthetic-exposure").cases[0]
-    assert isinstance(case, GroundedCase)
-    runs = run_treatments(subject, case)
-    gen = subject.generator
-    assert isinstance(gen, LazyGenerator)
-    for treatment, run in runs.items():
-        alone = gen.generate(build_view(case, treatment, gen.render_chat).prompt)
-        assert run.generation.token_ids == alone.token_ids, treatment
-        assert run.generation.text == alone.text
-    prompts = [runs[t].view.prompt for t in ("label", "expose")]
-    batch = gen.generate_many(prompts, margin=0.5)
-    assert [g.token_ids for g in batch.generations] == [
-        runs[t].generation.token_ids for t in ("label", "expose")
-    ]
