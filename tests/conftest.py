@@ -3,6 +3,7 @@ pytest_plugins = ["pytester"]
 
 # -- a real llama.cpp server for the served-model tests (tests/served.py) ----------------------
 import importlib.util  # noqa: E402
+import os  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 
 import pytest  # noqa: E402
@@ -19,6 +20,28 @@ def llama_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     with llama_server(log=log) as url:
         yield url
+
+
+from pytest_provenai.subject.backends.default_model import (  # noqa: E402
+    CACHE_ENV,
+    model_cache_root,
+)
+
+# Where this process keeps the converted default model, read before any test runs: pytester
+# points HOME at each test's own folder, so without this every inner run that touches the
+# default model would convert the GGUF again into that folder (517 MB written, ~27 s of a
+# core; five such runs per session in tests/test_served_plugin.py, test_sharding.py and
+# test_warm_run.py).
+MODEL_CACHE = str(model_cache_root())
+
+
+@pytest.fixture(autouse=True)
+def _inner_runs_share_the_converted_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inner runs use this process's converted-model cache (a user's shell has one cache
+    too); a test that needs another cache root sets or removes $PROVENAI_MODEL_CACHE
+    itself."""
+    if not os.environ.get(CACHE_ENV):
+        monkeypatch.setenv(CACHE_ENV, MODEL_CACHE)
 
 
 @pytest.fixture(autouse=True)
