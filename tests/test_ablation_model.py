@@ -252,7 +252,7 @@ def test_the_fast_path_reports_its_speculative_decoding(runs: list[dict[str, Any
 def test_near_ties_go_to_generate_and_the_result_stays_exact(
     subject: ModelSubject, runs: list[dict[str, Any]]
 ) -> None:
-    """With a tie margin of 0.2 nats (4x the default) several teacher-forced positions and
+    """With a tie margin of 0.2 nats (the default is 1e-3) several teacher-forced positions and
     decoding steps count as near ties: drafts are taken only where they win by more than that,
     the rest is decided by ``generate`` itself; the outputs are still naive's. (At 0.5 nearly
     every step was a tie: 25 replays of the whole generation, 115 s of one core, where 0.2
