@@ -355,7 +355,7 @@ def test_shards_over_two_llama_servers_give_the_single_runs_records(
         provenai_backend = openai
         provenai_model = {MODEL_ALIAS}
         provenai_tokenizer = default
-        provenai_max_new_tokens = 24
+        provenai_max_new_tokens = 12
         """
     )
     with llama_server(log=tmp_path / "second.log") as second:
