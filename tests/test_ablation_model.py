@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from real_model import default_subject
 
 from pytest_provenai._io import sha256_text
 from pytest_provenai.audit.answer import provenai_correct
@@ -27,7 +28,7 @@ from pytest_provenai.frozen.model import Case, Source, SupportingFact
 from pytest_provenai.subject.ablation import AblationRun, run_ablation
 from pytest_provenai.subject.kl import kl_profile
 from pytest_provenai.subject.near_ties import NEAR_TIE_MARGIN
-from pytest_provenai.subject.subject import ModelSubject, make_subject
+from pytest_provenai.subject.subject import ModelSubject
 
 pytestmark = pytest.mark.slow
 
@@ -72,16 +73,7 @@ def layer(trace: Any, run: AblationRun) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def subject() -> ModelSubject:
-    s = make_subject(
-        backend="transformers",
-        model=None,
-        pipeline=None,
-        device="cpu",
-        max_new_tokens=MAX_NEW_TOKENS,
-        cache_root=None,  # every path computes for real
-    )
-    assert isinstance(s, ModelSubject)
-    return s
+    return default_subject(MAX_NEW_TOKENS)
 
 
 @pytest.fixture(scope="module")

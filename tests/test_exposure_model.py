@@ -9,12 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from real_model import default_subject
 
 from pytest_provenai.frozen.load import load_fixture_set
 from pytest_provenai.frozen.model import GroundedCase
 from pytest_provenai.subject.backends.lazy import LazyGenerator
 from pytest_provenai.subject.exposure import build_view, run_treatments
-from pytest_provenai.subject.subject import ModelSubject, make_subject
+from pytest_provenai.subject.subject import ModelSubject
 
 pytestmark = pytest.mark.slow
 
@@ -25,16 +26,7 @@ WIDE_MARGIN = 0.2  # nats: wide enough that some steps go to generate (8 here; 1
 
 @pytest.fixture(scope="module")
 def subject() -> ModelSubject:
-    s = make_subject(
-        backend="transformers",
-        model=None,
-        pipeline=None,
-        device="cpu",
-        max_new_tokens=MAX_NEW_TOKENS,
-        cache_root=None,  # every path computes for real
-    )
-    assert isinstance(s, ModelSubject)
-    return s
+    return default_subject(MAX_NEW_TOKENS)
 
 
 def test_exposure_treatments_decoded_together_equal_one_by_one(subject: ModelSubject) -> None:
