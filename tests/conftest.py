@@ -22,6 +22,7 @@ def llama_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+# -- inner pytest runs: the session's model cache, a user's environment -----------------------
 from pytest_provenai.subject.backends.default_model import (  # noqa: E402
     CACHE_ENV,
     model_cache_root,
