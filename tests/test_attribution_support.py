@@ -8,6 +8,13 @@ hand-written validation domains, each pinned with invented text.
 * a quantity whose unit is a column header ("volume_m3 | 212.5") is present;
 * the support forest is monotonic in similarity and in the conflict features, so a
   near-verbatim claim never scores under a looser one.
+
+Fifth round (found on the hand-written train/validation domains):
+
+* a pipe table or a JSON output is chunked by record, each row's cells under their headers,
+  so that a claim about a row is compared with a row that says what its cells are;
+* a word negated by its prefix ("non-refundable", "unlocked") is the opposite of the bare
+  word.
 """
 
 from __future__ import annotations
@@ -250,3 +257,53 @@ def test_a_count_of_rows_is_what_the_rows_count() -> None:
         "Two of the four routes run daily.", table, table, "", [table], structured=True
     )
     assert wrong.values.missing == ("Two",)
+
+
+def test_a_table_is_chunked_by_row_with_its_headers() -> None:
+    table = (
+        "sailing | vessel | departs | status\n"
+        "SK-0702 | Morwen | 07:10 | on time\n"
+        "SK-0715 | Corran Bright | 09:40 | cancelled\n"
+        "rows: 2; cancelled: 1"
+    )
+    assert chunks(table) == [
+        "sailing: SK-0702; vessel: Morwen; departs: 07:10; status: on time",
+        "sailing: SK-0715; vessel: Corran Bright; departs: 09:40; status: cancelled",
+        "rows: 2; cancelled: 1",
+    ]
+    rows = '[{"sailing": "SK-0702", "status": "on time"}, {"sailing": "SK-0715", "status": "late"}]'
+    assert chunks(rows) == ["sailing: SK-0702; status: on time", "sailing: SK-0715; status: late"]
+    # key: value records and prose keep their lines and sentences
+    assert chunks("vessel: Morwen\nstatus: on time") == ["vessel: Morwen", "status: on time"]
+    assert chunks("One | two. Three.") == ["One | two.", "Three."]
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit", "words"),
+    [
+        (
+            "Tickets are refundable up to 48 hours before the show.",
+            "Tickets are non-refundable, but can be exchanged up to 48 hours before.",
+            ("refundable", "non-refundable"),
+        ),
+        ("The deposit is nonrefundable.", "deposit: refundable", ("nonrefundable", "refundable")),
+        ("The side gate was unlocked at 6 am.", "side gate: locked", ("unlocked", "locked")),
+    ],
+)
+def test_a_prefix_negated_word_is_the_opposite_of_the_bare_word(
+    claim: str, unit: str, words: tuple[str, str]
+) -> None:
+    assert polarity(claim, unit).antonym == words
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit"),
+    [
+        ("Unless it rains, the gate stays open.", "gate: open; less traffic after 6"),
+        ("The form is non-binding.", "The form is non-binding and free of charge."),
+        ("Until March the shop is closed on Mondays.", "The shop is closed on Mondays."),
+        ("The crate was unpacked under supervision.", "crate: unpacked; supervision: courier"),
+    ],
+)
+def test_no_prefix_opposite_where_both_sides_agree(claim: str, unit: str) -> None:
+    assert polarity(claim, unit).antonym is None

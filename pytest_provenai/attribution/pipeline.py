@@ -26,6 +26,7 @@ from pytest_provenai.attribution.decompose import Claim, decompose
 from pytest_provenai.attribution.families import Attribution, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
 from pytest_provenai.attribution.routing import Route, centroid, cosine, route
+from pytest_provenai.attribution.rows import tabular_records
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS
 from pytest_provenai.attribution.support import support_signals
 from pytest_provenai.attribution.verdict import (
@@ -107,7 +108,16 @@ in two; :func:`chunks` joins such pieces again."""
 def chunks(text: str) -> list[str]:
     """The chunks of an evidence text for routing and premise selection: its sentences,
     line by line (a piece that ends in a dotted initialism such as "U.S." is joined to the
-    next piece of the same line); never empty for a text with any non-blank character."""
+    next piece of the same line); never empty for a text with any non-blank character.
+
+    A JSON output or a pipe table is chunked by record instead, each record on one line
+    with its cells under their headers (``performance: 2031-10-17 19:30; sold: 420; status:
+    sold out``): a bare table row (``2031-10-17 19:30 | 420 | 420 | sold out``) says too
+    little for an embedding to match a sentence about it, which routed claims about a table
+    to a document of the same trace and left their premise without the row."""
+    table = tabular_records(text)
+    if table is not None:
+        return [r.replace("\n", "; ") for r in table]
     out: list[str] = []
     for line in text.split("\n"):
         joined: list[str] = []

@@ -1,6 +1,7 @@
 """Negation and antonym conflicts between a claim and the evidence unit it matches best
 (issue 23): a negated predicate against an affirmed one ("was not approved" / "approved"),
-and a word against its antonym ("granted" / "refused", "above" / "below").
+and a word against its antonym ("granted" / "refused", "above" / "below") or against itself
+negated by a prefix ("refundable" / "non-refundable", "locked" / "unlocked").
 
 The antonym list is written for this project (:data:`ANTONYMS`): common English opposites
 of decisions, states, directions and comparisons, each a pair of word groups (inflections
@@ -82,6 +83,31 @@ _NEGATION = re.compile(
 _NEGATION_WORDS = frozenset("not no never neither nor none without cannot nobody nothing".split())
 
 
+_PREFIXED = re.compile(r"\b(non-?|un)([^\W\d_]{5,})", re.IGNORECASE)
+"""A word negated by its prefix: "non-refundable", "nonrefundable", "unlocked" (the stem at
+least five letters, so that "unless", "until" and "under" are no "less", "til", "der")."""
+
+
+def _prefixed(text: str) -> dict[str, str]:
+    """Stem → the prefixed word, for every prefix-negated word of ``text``."""
+    return {m.group(2).casefold(): m.group(0).casefold() for m in _PREFIXED.finditer(text)}
+
+
+def _prefix_opposite(claim: str, unit: str) -> tuple[str, str] | None:
+    """A word one side states bare and the other only with a negating prefix
+    ("refundable" / "non-refundable"): (the claim's word, the unit's word), or None."""
+    pre_c, pre_u = _prefixed(claim), _prefixed(unit)
+    bare_c = set(_words(_PREFIXED.sub(" ", claim)))
+    bare_u = set(_words(_PREFIXED.sub(" ", unit)))
+    for stem in sorted(pre_u):
+        if stem in bare_c and stem not in bare_u and stem not in pre_c:
+            return stem, pre_u[stem]
+    for stem in sorted(pre_c):
+        if stem in bare_u and stem not in bare_c and stem not in pre_u:
+            return pre_c[stem], stem
+    return None
+
+
 def negates(text: str) -> bool:
     """Whether ``text`` has a negating word ("not", "never", "no" — not the numbering
     "No. 2")."""
@@ -123,4 +149,6 @@ def polarity(claim: str, unit: str) -> Polarity:
         if hit and not (opposite & claim_words):
             antonym = (w, hit[0])
             break
+    if antonym is None:
+        antonym = _prefix_opposite(claim, unit)
     return Polarity(negation, antonym)

@@ -30,7 +30,7 @@ from typing import Any
 from pytest_provenai.attribution.protected import content_terms
 from pytest_provenai.attribution.values import Value, match_values
 
-__all__ = ["RowCheck", "counted", "records", "row_check"]
+__all__ = ["RowCheck", "counted", "records", "row_check", "tabular_records"]
 
 _KV = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s+(\S.*)$")
 
@@ -123,6 +123,16 @@ def records(text: str) -> list[str] | None:
         return found
     lines = text.split("\n")
     return _table_records(lines) or _kv_records(lines)
+
+
+def tabular_records(text: str) -> list[str] | None:
+    """The records of a JSON output or a pipe table (as :func:`records` writes them: each
+    row's cells under their headers, ``header: cell`` lines), or None for anything else —
+    ``key: value`` blocks and prose, whose lines already name what they hold."""
+    found = _json_records(text)
+    if found is not None:
+        return found
+    return _table_records(text.split("\n"))
 
 
 @dataclass(frozen=True)
