@@ -89,7 +89,16 @@ def test_importing_backends_does_not_import_heavy_libraries() -> None:
 @needs_default_model
 def test_a_lazily_opened_backend_renders_and_encodes_without_weights_or_torch() -> None:
     """What a warm audit asks of its model (identity, chat template, token ids) comes from
-    the folder and its tokenizer: no weights load and torch is not even imported."""
+    the folder and its tokenizer: no weights load and torch is not even imported.
+
+    A warm audit finds the model already converted; the conversion itself needs torch, so
+    it is done here first (in a subprocess, keeping torch out of this process): on a fresh
+    machine this test may be the first to touch the model."""
+    convert = (
+        "from pytest_provenai.subject.backends import default_model as dm\n"
+        "dm.ensure_default_model()\n"
+    )
+    subprocess.run([sys.executable, "-c", convert], capture_output=True, text=True, check=True)
     code = (
         "import sys\n"
         "from pytest_provenai.subject.backends import open_generator, Decoding\n"
