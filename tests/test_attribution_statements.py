@@ -251,6 +251,28 @@ def test_clause_lists_split_but_values_and_noun_lists_stay_whole() -> None:
     assert kept[1].content == "Version 4.1.1 fixed the login bug."
 
 
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        ("I'd ring the gatehouse before the driver sets off.", True),
+        ("I would recommend booking the 07:15 crossing.", True),
+        ("You might want to book early.", True),
+        ("It might be worth asking the depot first.", True),
+        ("Do ring the practice if you'd like to swap either slot.", True),
+        ("That's everything I could find on the branch itself.", True),
+        ("I'd say the ferry leaves at 8.", False),
+        ("I'd been told the office shuts at 5.", False),
+        ("It would be worth 40 GBP at auction.", False),
+        ("That's the last sailing of the day.", False),
+        ("Call the depot on 01632 960 441.", False),
+    ],
+)
+def test_advice_and_closings_assert_nothing(sentence: str, pleasantry: bool) -> None:
+    """First-person advice, "you might want to", "do ring … if you …" and "that's everything I
+    could find" assert nothing; a hedged claim, a reported fact or a value does."""
+    assert is_pleasantry(sentence) is pleasantry
+
+
 def test_pleasantries_are_non_factual_even_with_a_value() -> None:
     assert not decompose("Happy to look up other depots near 4410 if that helps.", {})[0].factual
     assert decompose("Happy Valley Depot opened in 2019.", {})[0].factual

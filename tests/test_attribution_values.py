@@ -42,6 +42,13 @@ def present(claim: str, premise: str) -> list[bool]:
         ("The novel came out in April 2011.", "first published: 2011-04"),
         ("Sunday overtime is paid at double the rate.", "Sundays: 2 times the base rate"),
         ("It was issued on the 14th of June 2031.", "issued: 2031-06-14"),
+        ("Cancelling late costs 25 pounds.", "late cancellation fee: 25.00 GBP"),
+        ("Reserving costs fifty pence.", "reservation fee: 0.50 GBP"),
+        ("The car is 54 euros a day.", "daily rate: 54 EUR"),
+        ("She weighs four and a quarter kilos.", "weight: 4.25 kg"),
+        ("There are two and a half litres left.", "on hand: 2.5 l"),
+        ("The visit lasted one and a half hours.", "duration: 90 minutes"),
+        ("The sack holds 8 pounds of flour.", "flour: 8 lb"),
     ],
 )
 def test_values_are_compared_by_meaning(claim: str, premise: str) -> None:
@@ -59,6 +66,9 @@ def test_values_are_compared_by_meaning(claim: str, premise: str) -> None:
         ("Her last shift ended at 19:45.", "last shift end: 20:00", True),
         ("The break starts on 15 April 2031.", "start: 2031-04-14", True),
         ("Thirteen requests are on file.", "requests: 12", True),
+        ("Cancelling late costs 30 pounds.", "late cancellation fee: 25.00 GBP", True),
+        ("Reserving costs sixty pence.", "reservation fee: 0.50 GBP", True),
+        ("She weighs four and a half kilos.", "weight: 4.25 kg", True),
     ],
 )
 def test_a_changed_value_is_missing_and_conflicting(
@@ -66,6 +76,16 @@ def test_a_changed_value_is_missing_and_conflicting(
 ) -> None:
     check = check_values(claim, premise)
     assert check.missing and bool(check.conflicting) is conflicting
+
+
+def test_kilos_are_kilograms_and_a_fraction_is_part_of_its_number() -> None:
+    """pint reads "kilos" as kiloseconds and number-parser reads no fractions."""
+    (kilos,) = read_values("four and a quarter kilos")
+    assert kilos.kind == "quantity" and kilos.key[:3] == (4.25, "[mass]", 4.25)
+    (mixed,) = read_values("two and three quarters")
+    assert mixed.key == 2.75
+    # "and" between two numbers is still no fraction
+    assert [v.key for v in read_values("rooms 3 and 4")] == [3.0, 4.0]
 
 
 def test_14_june_0715_is_a_date_and_a_time_and_versions_stay_whole() -> None:

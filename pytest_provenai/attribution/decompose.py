@@ -85,6 +85,14 @@ _PLEASANTRY = re.compile(
     | (?:i['’]d|i\s+would|i['’]m|i\s+am|we['’]d|we\s+would|we['’]re|we\s+are|i['’]ll|i\s+will)
       \s+(?:be\s+)?(?:(?:more\s+than|very|really|always)\s+)?
       (?:happy|glad|pleased|delighted|keen)\s+to
+    | (?:i['’]d|i\s+would|we['’]d|we\s+would)\s+(?:also\s+|still\s+|probably\s+|definitely\s+)?
+      (?:recommend|suggest|advise|ring|call|phone|email|contact|check|book|try|bring|allow|
+      arrive|plan|aim|leave|double)\b
+    | (?:you\s+(?:might|may|could)\s+(?:also\s+)?(?:want|wish|like)\s+to
+      | it\s+(?:might|may|would|could)\s+(?:also\s+)?be\s+worth\s+(?:[a-z]+ing|a\s+call|a\s+look)
+      | it['’]s\s+(?:also\s+)?worth\s+(?:[a-z]+ing|a\s+call|a\s+look))\b
+    | (?:do\s+|please\s+)?(?:ring|call|phone|contact|email|message)\s+.*\bif\s+you\b
+    | that['’]s\s+(?:everything|all|the\s+lot|about\s+all|it)\s+(?:i|we)\b
     | (?:(?:always|more\s+than|very)\s+)?(?:happy|glad|pleased|delighted)\s+to\s+
       (?!be\b|report\b|say\b|announce\b|confirm\b)[a-z]+
     | (?:glad|pleased|delighted)\s+(?:that|it|this|you)\b

@@ -44,7 +44,13 @@ _NUMBER_WORDS = (
     "eighty ninety hundred thousand million billion"
 ).split()
 _NUMWORD = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
-_NUMWORDS = rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+){_NUMWORD})*(?![a-z])"
+#: "and a half" / "and a quarter" / "and three quarters" after a number in words.
+_FRACTION = r"\s+and\s+(?:a\s+half|a\s+quarter|three\s+quarters)"
+_FRACTIONS = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
+_NUMWORDS = (
+    rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+)(?!a\b|three\s+quarters){_NUMWORD})*"
+    rf"(?:{_FRACTION})?(?![a-z])"
+)
 _MULTIPLIERS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "treble": 3.0, "quadruple": 4.0}
 #: A number as written: thousands grouped by commas only in threes ("18,420", never the
 #: "7," of "version 7, was" nor the "1,2" of a list), then an optional decimal part.
@@ -128,7 +134,19 @@ _DIMENSIONS = frozenset(
 _RATE_FIRST = re.compile(r"(?:per|an?|each|every)\s+[A-Za-z]|/", re.IGNORECASE)
 """A unit text that opens with a rate word: the number before it is a count per period."""
 _CURRENCIES = {"£": "GBP", "$": "USD", "€": "EUR"}
-_CURRENCY_CODES = frozenset({"gbp", "usd", "eur", "euros", "chf", "jpy", "nok", "sek", "dkk"})
+_CURRENCY_CODES = frozenset({"gbp", "usd", "eur", "chf", "jpy", "nok", "sek", "dkk"})
+#: Currency words after a number -> (code, factor to the code's unit). "pounds" is not
+#: here: pint reads it as mass, and :func:`_sterling` lets it also stand for GBP.
+_CURRENCY_WORDS = {
+    "euro": ("EUR", 1.0),
+    "euros": ("EUR", 1.0),
+    "dollar": ("USD", 1.0),
+    "dollars": ("USD", 1.0),
+    "pence": ("GBP", 0.01),
+    "penny": ("GBP", 0.01),
+}
+#: Informal unit words pint reads otherwise ("kilos" would be kiloseconds).
+_UNIT_ALIASES = {"kilo": "kilogram", "kilos": "kilogram", "kgs": "kilogram"}
 
 
 @dataclass(frozen=True)
@@ -186,10 +204,17 @@ def _parse_date(text: str) -> _dt.datetime | None:
 
 @lru_cache(maxsize=65536)
 def _number_words(text: str) -> float | None:
+    """A number in words ("twenty-five", "two and a half"); number_parser reads no
+    fractions, so a trailing "and a half / a quarter / three quarters" is added here."""
     from number_parser import parse_number
 
+    fraction = 0.0
+    m = re.search(rf"{_FRACTION}$", text, re.IGNORECASE)
+    if m is not None:
+        part = " ".join(m.group(0).split()[1:]).casefold()
+        fraction, text = _FRACTIONS[part], text[: m.start()]
     n = parse_number(text.replace("-", " "))
-    return None if n is None else float(n)
+    return None if n is None else float(n) + fraction
 
 
 def _digits(text: str) -> float | None:
@@ -225,8 +250,12 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
     if not unit or unit.split()[0].casefold() in _NOT_UNITS:
         return None
     if unit.casefold() in _CURRENCY_CODES:
-        code = "EUR" if unit.casefold() == "euros" else unit.upper()
+        code = unit.upper()
         return (number, f"[currency:{code}]", number, code)
+    if unit.casefold() in _CURRENCY_WORDS:
+        code, factor = _CURRENCY_WORDS[unit.casefold()]
+        return (number * factor, f"[currency:{code}]", number, unit)
+    unit = _UNIT_ALIASES.get(unit.casefold(), unit)
     if unit == "%":
         return (number / 100.0, "[percent]", number, "%")
     ureg = _registry()
@@ -435,8 +464,23 @@ class ValueMatch:
     conflicting: bool
 
 
+def _sterling(v: Value) -> Value:
+    """A quantity in "pound(s)" read as GBP (pint reads the word as mass; "25 pounds"
+    against a fee of "25.00 GBP" is the same money); any other value unchanged."""
+    if v.kind == "quantity" and str(v.key[3]).casefold() in ("pound", "pounds"):
+        return Value(v.text, v.kind, (v.key[2], "[currency:GBP]", v.key[2], "GBP"), True, v.span)
+    return v
+
+
 def _same(a: Value, b: Value) -> bool:
     """Whether evidence value ``b`` states claim value ``a``."""
+    if _sterling(a) is not a or _sterling(b) is not b:
+        if _same_as_written(_sterling(a), _sterling(b)):
+            return True
+    return _same_as_written(a, b)
+
+
+def _same_as_written(a: Value, b: Value) -> bool:
     ka, kb = a.key, b.key
     if a.kind == "text" or b.kind == "text":
         return str(a.text).casefold() in str(b.text).casefold() if a.kind == "text" else False
@@ -478,7 +522,9 @@ def _kin(a: Value, b: Value) -> bool:
     """Whether ``b`` is a value of the same kind as ``a`` (its presence makes a missing
     ``a`` a conflict rather than an absence)."""
     if a.kind == "quantity":
-        return b.kind == "quantity" and b.key[1] == a.key[1]
+        return b.kind == "quantity" and (
+            b.key[1] == a.key[1] or _sterling(b).key[1] == _sterling(a).key[1]
+        )
     if a.kind in ("date", "datetime"):
         return b.kind in ("date", "datetime")
     if a.kind in ("time", "time12"):
