@@ -48,7 +48,7 @@ _NUMWORD = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
 _FRACTION = r"\s+and\s+(?:a\s+half|a\s+quarter|three\s+quarters)"
 _FRACTIONS = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
 _NUMWORDS = (
-    rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+)(?!a\b|three\s+quarters){_NUMWORD})*"
+    rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+)(?!three\s+quarters){_NUMWORD})*"
     rf"(?:{_FRACTION})?(?![a-z])"
 )
 _MULTIPLIERS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "treble": 3.0, "quadruple": 4.0}
@@ -473,11 +473,10 @@ def _sterling(v: Value) -> Value:
 
 
 def _same(a: Value, b: Value) -> bool:
-    """Whether evidence value ``b`` states claim value ``a``."""
-    if _sterling(a) is not a or _sterling(b) is not b:
-        if _same_as_written(_sterling(a), _sterling(b)):
-            return True
-    return _same_as_written(a, b)
+    """Whether evidence value ``b`` states claim value ``a`` (a pound amount as mass or as
+    GBP)."""
+    sa, sb = _sterling(a), _sterling(b)
+    return _same_as_written(a, b) or ((sa, sb) != (a, b) and _same_as_written(sa, sb))
 
 
 def _same_as_written(a: Value, b: Value) -> bool:
