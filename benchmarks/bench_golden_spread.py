@@ -14,6 +14,9 @@ generation cache, and compares every record with its golden file under
 * ``torch-1t``  the same with 1 torch thread (another reduction order in every matmul)
 * ``naive``     transformers, naive ablation: every ablated prompt generated from scratch
                 (no KV reuse, no speculative decoding; teacher-forced KL as usual)
+* ``batched``   transformers, the ablation's teacher-forced prompts fed whole as one
+                left-padded batch (``$PROVENAI_ABLATION_BATCH=11``: the form a GPU worker
+                uses), here on the CPU
 * ``mlx``       the mlx backend (float32, its own kernels and BLAS)
 * ``tokens-64`` a real change: ``--provenai-max-new-tokens 64`` instead of 128 (must fail)
 
@@ -49,6 +52,7 @@ CONFIGS: dict[str, tuple[dict[str, str], list[str]]] = {
     "torch-2t": ({"PROVENAI_NUM_THREADS": "2"}, []),
     "torch-1t": ({"PROVENAI_NUM_THREADS": "1"}, []),
     "naive": ({"PROVENAI_NUM_THREADS": "2"}, ["--provenai-ablation", "naive"]),
+    "batched": ({"PROVENAI_NUM_THREADS": "2", "PROVENAI_ABLATION_BATCH": "11"}, []),
     "mlx": ({}, ["--provenai-backend", "mlx"]),
     "tokens-64": ({"PROVENAI_NUM_THREADS": "2"}, ["--provenai-max-new-tokens", "64"]),
 }
