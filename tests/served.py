@@ -124,6 +124,51 @@ def llama_server(
             out.close()
 
 
+@contextlib.contextmanager
+def native_llama_server(
+    binary: str | os.PathLike[str],
+    *,
+    api_key: str | None = API_KEY,
+    n_ctx: int = 4096,
+    threads: int = 2,
+    slots: int = 4,
+    log: Path | None = None,
+) -> Iterator[str]:
+    """Yield the base URL of llama.cpp's own C++ ``llama-server`` (``binary``) serving the
+    default GGUF under :data:`MODEL_ALIAS` on 127.0.0.1; stop it afterwards. ``slots``
+    requests are served at once, each with ``n_ctx`` tokens of context (the server splits
+    ``-c`` among its slots)."""
+    port = free_port()
+    cmd = [
+        str(binary), "-m", str(default_gguf()), "--alias", MODEL_ALIAS, "--host", "127.0.0.1",
+        "--port", str(port), "-c", str(n_ctx * slots), "-np", str(slots), "-t", str(threads),
+        "--no-webui",
+    ]  # fmt: skip
+    if api_key:
+        cmd += ["--api-key", api_key]
+    out = open(log, "wb") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while not _ready(f"{base}/models", api_key):
+            if proc.poll() is not None:
+                raise RuntimeError(f"llama-server exited with {proc.returncode}: {cmd}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("llama-server did not become ready in 180 s")
+            time.sleep(0.25)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=15)
+        if log and hasattr(out, "close"):
+            out.close()
+
+
 # -- loopback HTTP servers -------------------------------------------------------------------------
 class Loopback:
     """A threaded HTTP server on 127.0.0.1 (a free port) that never blocks on close."""
@@ -158,8 +203,9 @@ class Proxy:
     ``not_openai``: every request gets an HTML 404 page. ``echo_auth``: a failing request's
     body repeats the Authorization header it got (as some servers' error pages do).
     ``cut_streams``: a streamed reply ends after its first event (as llama-cpp-python's server
-    cuts a stream when another request arrives). A stream is otherwise passed on as one event
-    holding the joined (and transformed) reply.
+    cuts a stream when another request arrives). ``rewrite(body) -> body`` changes a request
+    before it goes upstream (``transform`` still sees the one the client sent). A stream is
+    otherwise passed on as one event holding the joined (and transformed) reply.
     """
 
     def __init__(
@@ -174,8 +220,10 @@ class Proxy:
         delay: float = 0.0,
         echo_auth: bool = False,
         cut_streams: bool = False,
+        rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> None:
         self.upstream = upstream.rstrip("/")
+        self.rewrite = rewrite
         self.cut_streams = cut_streams
         self.echo_auth = echo_auth
         self.transform = transform
@@ -255,7 +303,8 @@ class Proxy:
                 )
                 return
             path = h.path.split("/v1", 1)[-1]
-            data = None if body is None else json.dumps(body).encode()
+            sent = body if body is None or self.rewrite is None else self.rewrite(dict(body))
+            data = None if sent is None else json.dumps(sent).encode()
             req = urllib.request.Request(
                 self.upstream + path, data=data, method="POST" if body is not None else "GET"
             )
@@ -348,6 +397,56 @@ def bias_in_logprobs(
                 for top in tops
             ]
     return reply
+
+
+def as_llama_server(
+    ids: Callable[[str], int | None],
+) -> Transform:
+    """A transform that writes completions logprobs the way llama.cpp's own C++
+    ``llama-server`` does: a ``content`` list with, per generated token, its ``id``, text,
+    ``logprob`` and ``top_logprobs`` as a list of ``{id, token, logprob}`` (``ids`` gives a
+    text's token id, None to leave the id out, as for a text no single token has)."""
+
+    def transform(path: str, body: dict[str, Any] | None, reply: dict[str, Any]) -> dict[str, Any]:
+        if not path.startswith("/completions"):
+            return reply
+        for choice in reply.get("choices", []):
+            lp = choice.get("logprobs")
+            if not isinstance(lp, dict) or "tokens" not in lp:
+                continue
+            content = []
+            for tok, value, top in zip(
+                lp["tokens"], lp["token_logprobs"], lp["top_logprobs"], strict=True
+            ):
+                alts = []
+                for text, alt in (top or {}).items():
+                    entry = {"token": text, "logprob": alt, "bytes": list(text.encode())}
+                    if (tid := ids(text)) is not None:
+                        entry["id"] = tid
+                    alts.append(entry)
+                content.append({"token": tok, "logprob": value, "top_logprobs": alts})
+            choice["logprobs"] = {"content": content}
+        return reply
+
+    return transform
+
+
+class IdPrompts:
+    """A request rewrite for :class:`Proxy` that makes llama-cpp-python's server look as if it
+    took a prompt given as token ids (as llama.cpp's C++ ``llama-server`` and vLLM do): such a
+    prompt is decoded to its text before it goes upstream, and kept in ``sent``. Only the
+    client's side is real here — upstream still reads text."""
+
+    def __init__(self, decode: Callable[[list[int]], str]) -> None:
+        self.decode = decode
+        self.sent: list[list[int]] = []
+
+    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+        prompt = body.get("prompt")
+        if isinstance(prompt, list) and prompt and all(isinstance(i, int) for i in prompt):
+            self.sent.append(list(prompt))
+            body["prompt"] = self.decode(prompt)
+        return body
 
 
 def env_with_key(api_key: str | None = API_KEY) -> dict[str, str]:

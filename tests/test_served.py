@@ -13,7 +13,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from served import API_KEY, MODEL_ALIAS, Proxy, bias_in_logprobs, shift_echo, strip_logprobs
+from served import (
+    API_KEY,
+    MODEL_ALIAS,
+    IdPrompts,
+    Proxy,
+    as_llama_server,
+    bias_in_logprobs,
+    shift_echo,
+    strip_logprobs,
+)
 
 from pytest_provenai.errors import BackendError
 from pytest_provenai.subject.backends.base import TIE_MARGIN, Decoding
@@ -132,6 +141,29 @@ def test_a_position_whose_greedy_token_ends_the_reply_is_read(
     assert abs(float(rows[-1][end]) - float(echoed[-1][end])) < 0.05
 
 
+def test_logprobs_in_llama_server_s_content_form_score_as_the_lists_do(
+    llama_base_url: str, api_key: None, stepped: OpenAIGenerator
+) -> None:
+    """llama.cpp's C++ ``llama-server`` gives completions logprobs as a ``content`` list
+    (token, id, logprob, top_logprobs as a list), not the ``tokens`` / ``token_logprobs`` /
+    ``top_logprobs`` lists llama-cpp-python and vLLM give: the same server's replies
+    rewritten into that form probe and score the same, alternatives keyed by their ids."""
+    pieces = stepped._piece_table()
+    unique = {text: tid for text, tid in pieces[0].items() if text not in pieces[1]}
+    with Proxy(llama_base_url, transform=as_llama_server(unique.get)) as proxy:
+        content = load_served(options(proxy.base_url), Decoding(max_new_tokens=24))
+        assert content.report.via == "steps" and content.report.top_logprobs == 20
+        assert content.report.token_prompts is False  # this server reads a prompt as text
+        prompt = stepped.render_chat(MESSAGES)
+        gen, lists = content.generate(prompt), stepped.generate(prompt)
+        assert gen.token_ids == lists.token_ids and len(gen.margins) == len(lists.margins) > 0
+        assert np.allclose(gen.logprobs, lists.logprobs, atol=PROBE_TOLERANCE)
+        rows, direct = content.score(prompt, gen.token_ids), stepped.score(prompt, gen.token_ids)
+    assert np.array_equal(np.argmax(rows, -1), np.argmax(direct, -1))
+    assert np.allclose(np.max(rows, -1), np.max(direct, -1), atol=PROBE_TOLERANCE)
+    assert proxy.count > 0
+
+
 def test_a_cut_that_does_not_tokenise_back_is_scored_by_the_echo(
     stepped: OpenAIGenerator, served: OpenAIGenerator
 ) -> None:
@@ -152,6 +184,32 @@ def test_a_cut_that_does_not_tokenise_back_is_scored_by_the_echo(
     assert stepped.echo_fallbacks == before + 1
     echoed = served.score(prompt, cont)
     assert np.allclose(np.max(rows, -1), np.max(echoed, -1), atol=PROBE_TOLERANCE)
+
+
+def test_a_cut_that_does_not_tokenise_back_goes_as_token_ids_where_the_server_takes_them(
+    llama_base_url: str, api_key: None, stepped: OpenAIGenerator
+) -> None:
+    """Where the probe finds that a prompt given as token ids reads as those tokens, a
+    request whose text would not tokenise back into its tokens is sent as the ids instead
+    of falling back to the echo. (The server here reads text: a proxy decodes the ids, so
+    this checks the client's side — which requests go as ids, and what they hold.)"""
+    prompt = stepped.render_chat(MESSAGES)
+    cont = stepped._output_ids(prompt, "Qx zv.\n\nWq pj")
+    head = stepped.encode(prompt)
+    cuts = [
+        t
+        for t in range(1, len(cont))
+        if stepped.encode(prompt + stepped.tokenizer.decode(cont[:t])) != head + cont[:t]
+    ]
+    ids = IdPrompts(lambda toks: str(stepped.tokenizer.decode(toks, skip_special_tokens=False)))
+    with Proxy(llama_base_url, rewrite=ids) as proxy:
+        taking = load_served(options(proxy.base_url), Decoding(max_new_tokens=24))
+        assert taking.report.token_prompts and "token-id prompts" in taking.report.describe()
+        assert len(ids.sent) == 1  # the probe's own request
+        rows = taking.score(prompt, cont)
+    assert rows.shape == (len(cont), taking.vocab)
+    assert taking.echo_fallbacks == 0 and taking.id_prompts == len(cuts) > 0
+    assert ids.sent[1:] == [head + cont[:t] for t in cuts]
 
 
 def test_ablations_scored_both_ways_diverge_at_the_same_positions(

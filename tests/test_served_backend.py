@@ -214,3 +214,48 @@ def test_a_key_echoed_at_configure_time_is_redacted_from_the_usage_error(
     )
     assert key not in result.stdout.str() + result.stderr.str()
     assert srv.requests[0][2]["Authorization"] == f"Bearer {key}"
+
+
+def test_logprobs_given_as_a_content_list_read_as_the_completions_lists() -> None:
+    from pytest_provenai.errors import BackendError
+    from pytest_provenai.subject.backends.served.replies import first_choice, key_token_id
+
+    reply = {
+        "choices": [
+            {
+                "text": " Paris.",
+                "logprobs": {
+                    "content": [
+                        {
+                            "id": 7042,
+                            "token": " Paris",
+                            "logprob": -0.26,
+                            "top_logprobs": [
+                                {"id": 7042, "token": " Paris", "logprob": -0.26},
+                                {"id": 260, "token": " the", "logprob": -2.76},
+                                {"token": " Lyon", "logprob": -5.0},  # no id: keyed by text
+                                {"id": 260, "token": " the", "logprob": -9.0},  # repeated id
+                            ],
+                        },
+                        {"id": 30, "token": ".", "logprob": -0.4, "top_logprobs": []},
+                    ]
+                },
+            }
+        ]
+    }
+    lp = first_choice(reply, "u")["logprobs"]
+    assert lp == {
+        "tokens": [" Paris", "."],
+        "token_logprobs": [-0.26, -0.4],
+        "top_logprobs": [
+            {"token_id:7042": -0.26, "token_id:260": -2.76, " Lyon": -5.0},
+            {},
+        ],
+    }
+    assert [key_token_id(k) for k in lp["top_logprobs"][0]] == [7042, 260, None]
+    # the completions lists themselves pass through untouched
+    lists = {"choices": [{"text": "x", "logprobs": {"tokens": ["x"], "content": []}}]}
+    assert first_choice(lists, "u")["logprobs"] == {"tokens": ["x"], "content": []}
+    bad = {"choices": [{"text": "x", "logprobs": {"content": [{"logprob": -1.0}]}}]}
+    with pytest.raises(BackendError, match="POST u: a logprobs content entry has no token text"):
+        first_choice(bad, "u")

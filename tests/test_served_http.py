@@ -34,6 +34,18 @@ def test_transient_errors_are_retried_with_backoff_then_succeed() -> None:
     assert srv.requests[0][2]["Authorization"] == f"Bearer {KEY}"
 
 
+def test_a_probe_request_is_sent_once() -> None:
+    with Scripted(
+        [(500, b'{"error": {"message": "prompt: input should be a string"}}'), OK]
+    ) as srv:
+        c, sleeps = client(srv.base_url)
+        with pytest.raises(ServerError, match="HTTP 500 Internal Server Error: prompt: input"):
+            c.post_once("completions", {"prompt": [1, 2]})
+        assert len(srv.requests) == 1 and c.retried == 0 and sleeps == []
+        assert c.post_once("completions", {"prompt": "x"}) == {"ok": True}
+    assert c.requests == 2
+
+
 def test_gives_up_after_bounded_retries_with_one_line_naming_url_and_status() -> None:
     with Scripted([(500, b'{"error": {"message": "model crashed"}}')]) as srv:
         c, _ = client(srv.base_url, retries=2)

@@ -112,10 +112,10 @@ def test_server_that_drops_mid_run_fails_closed(
     pytester: pytest.Pytester, llama_base_url: str
 ) -> None:
     root = project(pytester, "test_fidelity.py")
-    # the probe takes 7 requests (2 model listings, 2 generation logprobs, 1 with logit_bias,
-    # 1 streamed, 1 echo); the first case's generation is the 8th; then the connection drops
-    # on every request
-    with Proxy(llama_base_url, fail_after=8, fail_status=None) as proxy:
+    # the probe takes 8 requests (2 model listings, 2 generation logprobs, 1 with logit_bias,
+    # 1 streamed, 1 with a token-id prompt, 1 echo); the first case's generation is the 9th;
+    # then the connection drops on every request
+    with Proxy(llama_base_url, fail_after=9, fail_status=None) as proxy:
         result = run(pytester, "--provenai-base-url", proxy.base_url, "--snapshot-update")
     # the case whose generation failed, and all three gates (fail closed on the missing case)
     result.assert_outcomes(passed=1, failed=1 + 3)
@@ -138,11 +138,11 @@ def test_server_that_drops_mid_run_fails_closed(
 def test_a_server_that_echoes_the_key_in_errors_never_gets_it_written(
     pytester: pytest.Pytester, llama_base_url: str
 ) -> None:
-    """The first case's generation (request 7, after the probe's 6) and every later request
+    """The first case's generation (request 9, after the probe's 8) and every later request
     fail with HTTP 401 whose body repeats the Authorization header: the key must appear in
     no terminal line, JUnit XML, results, report, cache entry or golden file."""
     root = project(pytester, "test_fidelity.py")
-    with Proxy(llama_base_url, fail_after=6, fail_status=401, echo_auth=True) as proxy:
+    with Proxy(llama_base_url, fail_after=8, fail_status=401, echo_auth=True) as proxy:
         result = run(
             pytester,
             "--provenai-base-url",

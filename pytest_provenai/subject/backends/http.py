@@ -183,6 +183,11 @@ class JSONClient:
     def post(self, path: str, body: dict[str, Any]) -> Any:
         return self.request("POST", path, body)
 
+    def post_once(self, path: str, body: dict[str, Any]) -> Any:
+        """POST ``body`` once, never retried: for a probe whose failure only means "no"
+        (a server may answer a request shape it does not take with HTTP 500)."""
+        return self._once("POST", self.url(path), body, False)
+
     def post_stream(self, path: str, body: dict[str, Any]) -> list[Any]:
         """POST ``body`` (which asks for ``"stream": true``) and read the whole server-sent
         event stream: the decoded JSON payload of every ``data:`` event, in order, up to

@@ -62,6 +62,7 @@ class OpenAIGenerator(LocalModelGenerator):
         self.noncanonical = 0  # outputs whose greedy tokens are not their text's tokenisation
         self.echo_fallbacks = 0  # continuations scored by the echo where steps could not
         self.stream_fallbacks = 0  # streamed requests cut short and asked again plainly
+        self.id_prompts = 0  # scoring requests sent as token ids (the text would not round-trip)
         self._identity = Identity(
             backend=BACKEND_NAME,
             name=report.model,
@@ -84,7 +85,7 @@ class OpenAIGenerator(LocalModelGenerator):
         return self._capabilities
 
     # -- generate ---------------------------------------------------------------------------
-    def _body(self, prompt: str, max_tokens: int, **extra: Any) -> dict[str, Any]:
+    def _body(self, prompt: str | list[int], max_tokens: int, **extra: Any) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.report.model,
             "prompt": prompt,
@@ -201,8 +202,9 @@ class OpenAIGenerator(LocalModelGenerator):
         reported logprobs ignore the bias). Each prompt must tokenise as ``prompt``'s
         tokens + ``cont[:t]``, or a row would describe another context: where one does not
         (e.g. a run of newlines cut in two, which tokenises as one token at the end of a
-        text), the whole continuation is scored by the echo, if the server has one
-        (counted in ``echo_fallbacks``)."""
+        text), that request's prompt is sent as token ids where the server takes them
+        (``report.token_prompts``; counted in ``id_prompts``), else the whole continuation is
+        scored by the echo, if the server has one (counted in ``echo_fallbacks``)."""
         url = self.client.url("completions")
         ambiguous = self._piece_table()[1]
         head = self.encode(prompt)
@@ -212,8 +214,13 @@ class OpenAIGenerator(LocalModelGenerator):
         window = len(cont)
         while len(known) < len(cont):
             t = len(known)
-            text = prompt + str(self.tokenizer.decode(cont[:t], skip_special_tokens=False))
-            if t and self.encode(text) != head + cont[:t]:
+            text: str | list[int] = prompt + str(
+                self.tokenizer.decode(cont[:t], skip_special_tokens=False)
+            )
+            if t and self.report.token_prompts and self.encode(str(text)) != head + cont[:t]:
+                text = head + cont[:t]  # as tokens: the text would not tokenise back into them
+                self.id_prompts += 1
+            elif t and self.encode(str(text)) != head + cont[:t]:
                 if self.report.echo and self.report.shift is not None:
                     self.echo_fallbacks += 1
                     return self._echo_score(prompt, cont)

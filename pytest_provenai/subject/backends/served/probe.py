@@ -13,7 +13,7 @@ from typing import Any
 from ....errors import BackendError
 from ..http import API_KEY_ENV, JSONClient, ServerError
 from ..tokenizer import encode_prompt, render_chat_with
-from .replies import echo_entries, first_choice, joined_stream
+from .replies import echo_entries, first_choice, joined_stream, key_token_id
 from .settings import ServedOptions, make_client
 from .tokenizer import load_tokenizer
 
@@ -45,6 +45,7 @@ class ServerReport:
     echo_tail: int = 0  # entries an echo holds after the prompt for its generated token
     via: str = ""  # how a continuation is scored: "steps", "echo" or "" (it cannot be)
     stream: bool = False  # generation-time logprobs are read from streamed replies
+    token_prompts: bool = False  # a prompt given as token ids is read as those tokens
 
     @property
     def score(self) -> bool:
@@ -65,8 +66,10 @@ class ServerReport:
             score = f"no score ({self.note}); influence is surface-only"
         bos = f"; the server puts {self.bos} token(s) before each prompt" if self.bos else ""
         streamed = ", streamed" if self.stream else ""
+        ids = ", token-id prompts" if self.token_prompts else ""
         return (
-            f"served {self.model} at {self.base_url}: generate, {logprobs}{streamed}, {score}{bos}"
+            f"served {self.model} at {self.base_url}: generate, {logprobs}{streamed}{ids}, "
+            f"{score}{bos}"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -82,6 +85,7 @@ class ServerReport:
             "score": self.score,
             "score_via": self.via,
             "stream": self.stream,
+            "token_prompts": self.token_prompts,
             "note": self.note,
         }
 
@@ -113,6 +117,9 @@ def probe_server(
     if score_via != "echo":
         steps_note = _probe_steps(client, model, top_k, tokenizer, prompt, gen[0])
     stream = _probe_stream(client, model, top_k, prompt + PROBE_PREFIXES[0], gen[0])
+    token_prompts = _probe_token_prompt(
+        client, model, top_k, tokenizer, prompt + PROBE_PREFIXES[0], gen[0]
+    )
 
     def report(echo: bool, shift: int | None, bos: int, echo_note: str, tail: int) -> ServerReport:
         steps_ok, echo_ok = steps_note == "", echo and shift is not None
@@ -121,7 +128,9 @@ def probe_server(
         else:
             via = "echo" if echo_ok else ""
             note = echo_note if score_via == "echo" or echo_ok else f"{steps_note}; {echo_note}"
-        return ServerReport(base, model, served, top, echo, shift, bos, note, tail, via, stream)
+        return ServerReport(
+            base, model, served, top, echo, shift, bos, note, tail, via, stream, token_prompts
+        )
 
     echo = _probe_echo(client, model, top_k, prompt + PROBE_TEXT)
     if echo is None:
@@ -251,14 +260,14 @@ def _probe_steps(
     ``reference``, the unbiased top-k: the logprobs are the model's, not the sampler's."""
     text = prompt + PROBE_PREFIXES[0]
     ranked = sorted(reference.items(), key=lambda kv: -float(kv[1]))
-    biased = next(
-        (
-            ids[0]
-            for key, _ in ranked
-            if len(ids := tokenizer(str(key), add_special_tokens=False)["input_ids"]) == 1
-        ),
-        None,
-    )
+
+    def single_id(key: str) -> list[int]:
+        named = key_token_id(key)
+        return (
+            [named] if named is not None else tokenizer(key, add_special_tokens=False)["input_ids"]
+        )
+
+    biased = next((ids[0] for key, _ in ranked if len(ids := single_id(str(key))) == 1), None)
     if biased is None:
         return "its top-logprob keys do not map to single tokens of --provenai-tokenizer"
     body = _one_token(model, text, top_k, logit_bias={str(int(biased)): STEPS_BIAS})
@@ -299,6 +308,28 @@ def _probe_stream(
     try:
         events = client.post_stream("completions", body)
         choice = first_choice(joined_stream(events, client.url("completions")), "")
+    except (ServerError, BackendError):
+        return False
+    lp = choice.get("logprobs")
+    tops = lp.get("top_logprobs") if isinstance(lp, dict) else None
+    if not isinstance(tops, list) or len(tops) != 1 or not isinstance(tops[0], dict):
+        return False
+    return bool(tops[0]) and _same_distribution(tops[0], reference)
+
+
+def _probe_token_prompt(
+    client: JSONClient, model: str, top_k: int, tokenizer: Any, text: str, reference: Any
+) -> bool:
+    """Whether the server takes a prompt given as token ids (the OpenAI ``prompt`` as a list
+    of integers) as those tokens: the top-k after ``text``'s ids must be ``reference``, the
+    top-k after ``text`` itself. Then a continuation whose text does not tokenise back into
+    its own tokens is still scored from generation-time logprobs. Any error or difference:
+    no."""
+    body = _one_token(model, "", top_k)
+    body["prompt"] = encode_prompt(tokenizer, text)
+    try:
+        reply = client.post_once("completions", body)  # llama-cpp-python: HTTP 500
+        choice = first_choice(reply, client.url("completions"))
     except (ServerError, BackendError):
         return False
     lp = choice.get("logprobs")

@@ -13,6 +13,12 @@ from ....errors import BackendError
 _TOKEN_ID_KEY = re.compile(r"^token_id:(\d+)$")
 
 
+def key_token_id(key: str) -> int | None:
+    """The id a ``token_id:N`` top-logprob key names; None for a key that is token text."""
+    m = _TOKEN_ID_KEY.match(key)
+    return int(m.group(1)) if m else None
+
+
 def token_id_of(
     key: str, pieces: Mapping[str, int], ambiguous: frozenset[str], tok: int, tok_piece: str
 ) -> int | None:
@@ -20,22 +26,54 @@ def token_id_of(
     ``return_tokens_as_token_ids``), a unique token text, or — for a text several ids share —
     the realised token when it has that text (it is the likeliest reading there); else None
     (the entry joins the rest bucket)."""
-    m = _TOKEN_ID_KEY.match(key)
-    if m:
-        return int(m.group(1))
+    named = key_token_id(key)
+    if named is not None:
+        return named
     if key in ambiguous:
         return tok if key == tok_piece else None
     return pieces.get(key)
 
 
 def first_choice(reply: Any, url: str) -> dict[str, Any]:
+    """The reply's first choice, its logprobs in the completions lists
+    (:func:`completions_logprobs`)."""
     choices = reply.get("choices") if isinstance(reply, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise BackendError(
             f"POST {url}: the reply has no choices list, so this is not an OpenAI-compatible "
             "completions endpoint; point --provenai-base-url at the API root (often .../v1)"
         )
-    return choices[0]
+    choice = choices[0]
+    lp = choice.get("logprobs")
+    if isinstance(lp, dict) and isinstance(lp.get("content"), list) and "tokens" not in lp:
+        choice = {**choice, "logprobs": completions_logprobs(lp["content"], url)}
+    return choice
+
+
+def completions_logprobs(content: list[Any], url: str) -> dict[str, list[Any]]:
+    """Logprobs given per token as a ``content`` list — what llama.cpp's ``llama-server``
+    returns on ``/v1/completions`` (the chat completions form: ``{"id", "token", "logprob",
+    "top_logprobs": [{"id", "token", "logprob"}, …]}``) — as the completions lists
+    ``tokens`` / ``token_logprobs`` / ``top_logprobs`` that every reader here takes. An
+    alternative that carries its token id is keyed ``token_id:N`` (exact, as vLLM's
+    ``return_tokens_as_token_ids`` gives), one without by its text."""
+    tokens: list[Any] = []
+    token_lps: list[Any] = []
+    tops: list[Any] = []
+    for entry in content:
+        if not isinstance(entry, dict) or not isinstance(entry.get("token"), str):
+            raise BackendError(f"POST {url}: a logprobs content entry has no token text")
+        tokens.append(entry["token"])
+        token_lps.append(entry.get("logprob"))
+        top: dict[str, Any] = {}
+        for alt in entry.get("top_logprobs") or []:
+            if not isinstance(alt, dict):
+                continue
+            key = f"token_id:{alt['id']}" if isinstance(alt.get("id"), int) else alt.get("token")
+            if isinstance(key, str) and key not in top:
+                top[key] = alt.get("logprob")
+        tops.append(top)
+    return {"tokens": tokens, "token_logprobs": token_lps, "top_logprobs": tops}
 
 
 def joined_stream(events: list[Any], url: str) -> dict[str, Any]:
