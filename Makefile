@@ -11,7 +11,7 @@ SERVE_STAMP := $(VENV)/.provenai-serve-installed
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_BMI2=ON -DLLAVA_BUILD=OFF
 
-.PHONY: setup audit test lint clean browser fixtures-full
+.PHONY: setup audit test lint clean browser fixtures-full llama-server
 
 setup: $(STAMP)
 
@@ -34,6 +34,26 @@ $(STAMP): pyproject.toml Makefile
 $(SERVE_STAMP): $(STAMP)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install -q --no-cache-dir -e '.[serve]'
 	touch $(SERVE_STAMP)
+
+# llama.cpp's own C++ server, for serving the default model the way most users serve theirs
+# (benchmarks/bench_served.py --llama-server .venv/bin/llama-server; docs/served.md). Built
+# from the llama.cpp sources inside the sdist of the llama-cpp-python version the serve extra
+# pins (read from pyproject.toml), with the same CPU flags; needs cmake and a C++ compiler.
+# Not part of setup, audit or test.
+LLAMA_CPP_PYTHON := $(shell sed -n 's/.*"llama-cpp-python\[server\]==\([0-9.]*\)".*/\1/p' pyproject.toml)
+LLAMA_SRC := $(VENV)/llama.cpp-$(LLAMA_CPP_PYTHON)
+llama-server: $(BIN)/llama-server
+$(BIN)/llama-server: $(STAMP)
+	rm -rf $(LLAMA_SRC) && mkdir -p $(LLAMA_SRC)
+	$(BIN)/python -m pip download -q --no-deps --no-binary :all: \
+	  llama-cpp-python==$(LLAMA_CPP_PYTHON) -d $(LLAMA_SRC)
+	tar xzf $(LLAMA_SRC)/llama_cpp_python-$(LLAMA_CPP_PYTHON).tar.gz -C $(LLAMA_SRC)
+	cmake -S $(LLAMA_SRC)/llama_cpp_python-$(LLAMA_CPP_PYTHON)/vendor/llama.cpp \
+	  -B $(LLAMA_SRC)/build $(LLAMA_CMAKE_ARGS) -DCMAKE_BUILD_TYPE=Release \
+	  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF \
+	  -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF >/dev/null
+	cmake --build $(LLAMA_SRC)/build --target llama-server -j $$(nproc) >/dev/null
+	ln -sf $(abspath $(LLAMA_SRC))/build/bin/llama-server $(BIN)/llama-server
 
 # The shipped audit on every core: one model per xdist worker; --dist loadgroup is meant to
 # keep each case's tests on one worker, which pytest-xdist 3.8 on pytest 9.2 does not do
