@@ -101,6 +101,16 @@ def llama_server(
     ]
     if api_key:
         cmd += ["--api_key", api_key]
+    with _serving("llama_cpp.server", cmd, port, api_key, log) as base:
+        yield base
+
+
+@contextlib.contextmanager
+def _serving(
+    name: str, cmd: list[str], port: int, api_key: str | None, log: Path | None
+) -> Iterator[str]:
+    """Run ``cmd`` (a server listening on 127.0.0.1:``port``), yield its base URL once
+    ``GET /v1/models`` answers (180 s at most), and always stop it."""
     out = open(log, "wb") if log else subprocess.DEVNULL
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
     base = f"http://127.0.0.1:{port}/v1"
@@ -108,9 +118,9 @@ def llama_server(
         deadline = time.monotonic() + 180
         while not _ready(f"{base}/models", api_key):
             if proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited with {proc.returncode}: {cmd}")
+                raise RuntimeError(f"{name} exited with {proc.returncode}: {cmd}")
             if time.monotonic() > deadline:
-                raise RuntimeError("llama_cpp.server did not become ready in 180 s")
+                raise RuntimeError(f"{name} did not become ready in 180 s")
             time.sleep(0.25)
         yield base
     finally:
@@ -146,27 +156,8 @@ def native_llama_server(
     ]  # fmt: skip
     if api_key:
         cmd += ["--api-key", api_key]
-    out = open(log, "wb") if log else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 180
-        while not _ready(f"{base}/models", api_key):
-            if proc.poll() is not None:
-                raise RuntimeError(f"llama-server exited with {proc.returncode}: {cmd}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("llama-server did not become ready in 180 s")
-            time.sleep(0.25)
+    with _serving("llama-server", cmd, port, api_key, log) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
-        if log and hasattr(out, "close"):
-            out.close()
 
 
 # -- loopback HTTP servers -------------------------------------------------------------------------

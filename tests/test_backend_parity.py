@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from facts_prompts import ablated
 
 from pytest_provenai.errors import BackendError
 from pytest_provenai.subject.backends import Decoding, load_generator
@@ -95,24 +96,11 @@ def test_greedy_tokens_and_logprobs_agree(pair: tuple[Any, Any], question: str) 
     assert np.abs(sm[idx, gm.token_ids] - np.asarray(gm.logprobs)).max() <= 1e-4
 
 
-FACTS = ["Zorbia's capital is Quellin.", "Zorbia is cold.", "Quellin has a river."]
 # A tie margin wide enough that some decoding steps are near ties (replayed by generate's own
 # computation), narrow enough that few are: each replay re-runs the prompt. The divergent
 # ablations' closest top-two gaps are 0.05, 0.16 and 0.16 nats: 3 replays in the ablation
 # pass and 2 in generate_many at 0.2 (7 and 5 at 0.5, which took 1.5x as long).
 WIDE_MARGIN = 0.2
-ASK = " Question: What is the capital of Zorbia?"
-
-
-def _facts_prompt(gen: Any, facts: list[str]) -> str:
-    return str(
-        gen.render_chat(
-            [
-                {"role": "system", "content": "Answer briefly."},
-                {"role": "user", "content": "Facts: " + " ".join(facts) + ASK},
-            ]
-        )
-    )
 
 
 def test_mlx_fast_paths_give_mlx_naive_outputs(pair: tuple[Any, Any]) -> None:
@@ -122,8 +110,7 @@ def test_mlx_fast_paths_give_mlx_naive_outputs(pair: tuple[Any, Any]) -> None:
     tokens are near ties, settled by replaying generate's computation, and the outputs do
     not move."""
     _, m = pair
-    full = _facts_prompt(m, FACTS)
-    variants = [_facts_prompt(m, [f for f in FACTS if f != x]) for x in FACTS]
+    full, variants = ablated(m)
     realised = m.generate(full).token_ids
     naive = [m.generate(v).token_ids for v in variants]
 

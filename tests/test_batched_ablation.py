@@ -9,43 +9,25 @@ from typing import Any
 
 import numpy as np
 import pytest
+from facts_prompts import ablated, default_transformers
 
 from pytest_provenai.errors import BackendError
-from pytest_provenai.subject.backends import Decoding, load_generator
-from pytest_provenai.subject.backends import default_model as dm
+from pytest_provenai.subject.backends import load_generator
 
-FACTS = ["Zorbia's capital is Quellin.", "Zorbia is cold.", "Quellin has a river."]
-ASK = " Question: What is the capital of Zorbia?"
 ROW_TOLERANCE = 1e-4  # nats; the goldens' KL tolerance is 1e-3 + 1 %
 
 
 @pytest.fixture(scope="module")
 def model() -> Any:
-    try:
-        dm.default_gguf_path()
-    except BackendError as exc:
-        pytest.skip(str(exc))
-    return load_generator("transformers", None, decoding=Decoding(max_new_tokens=16))
-
-
-def _prompt(gen: Any, facts: list[str]) -> str:
-    return str(
-        gen.render_chat(
-            [
-                {"role": "system", "content": "Answer briefly."},
-                {"role": "user", "content": "Facts: " + " ".join(facts) + ASK},
-            ]
-        )
-    )
+    return default_transformers(max_new_tokens=16)
 
 
 @pytest.mark.parametrize("rows", [2, 16])  # 5 prompts: batches of 2, 2, 1; one batch of 5
 def test_batched_passes_give_generate_s_outputs_and_the_prefix_path_s_rows(
     model: Any, rows: int
 ) -> None:
-    full = _prompt(model, FACTS)
-    # every fact left out, and the full prompt itself (an ablation that changes nothing)
-    variants = [_prompt(model, [f for f in FACTS if f != x]) for x in FACTS] + [full]
+    full, variants = ablated(model)
+    variants.append(full)  # every fact left out, and the full prompt (an ablation of nothing)
     realised = model.generate(full).token_ids
     naive = [model.generate(v).token_ids for v in variants]
 

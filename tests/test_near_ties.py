@@ -7,10 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from facts_prompts import FACTS, ablated, default_transformers, facts_prompt
 
-from pytest_provenai.errors import BackendError
-from pytest_provenai.subject.backends import Decoding, load_generator
-from pytest_provenai.subject.backends import default_model as dm
 from pytest_provenai.subject.backends.base import Generation
 from pytest_provenai.subject.near_ties import (
     NEAR_TIE_MARGIN,
@@ -70,33 +68,13 @@ def test_a_generation_round_trips_its_margins_through_the_cache_form() -> None:
 
 
 # -- the transformers backend: generate, the ablation fast path, generate_many ---------------
-FACTS = ["Zorbia's capital is Quellin.", "Zorbia is cold.", "Quellin has a river."]
-ASK = " Question: What is the capital of Zorbia?"
-
-
 @pytest.fixture(scope="module")
 def model() -> Any:
-    try:
-        dm.default_gguf_path()
-    except BackendError as exc:
-        pytest.skip(str(exc))
-    return load_generator("transformers", None, decoding=Decoding(max_new_tokens=16))
-
-
-def _prompt(gen: Any, facts: list[str]) -> str:
-    return str(
-        gen.render_chat(
-            [
-                {"role": "system", "content": "Answer briefly."},
-                {"role": "user", "content": "Facts: " + " ".join(facts) + ASK},
-            ]
-        )
-    )
+    return default_transformers(max_new_tokens=16)
 
 
 def test_every_path_reports_generate_s_margins(model: Any) -> None:
-    full = _prompt(model, FACTS)
-    variants = [_prompt(model, [f for f in FACTS if f != x]) for x in FACTS]
+    full, variants = ablated(model)
     realised = model.generate(full)
     naive = [model.generate(v) for v in variants]
     for g in [realised, *naive]:
@@ -116,7 +94,7 @@ def test_every_path_reports_generate_s_margins(model: Any) -> None:
 def test_a_record_marks_the_near_ties_of_a_real_generation(model: Any) -> None:
     from pytest_provenai.subject.subject import ModelSubject
 
-    gen = model.generate(_prompt(model, FACTS[1:]))
+    gen = model.generate(facts_prompt(model, FACTS[1:]))
     marks = ModelSubject(model).near_ties(gen)
     assert marks is not None
     assert [m.token for m in marks] == [i for i, m in enumerate(gen.margins) if m < NEAR_TIE_MARGIN]

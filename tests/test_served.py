@@ -164,20 +164,27 @@ def test_logprobs_in_llama_server_s_content_form_score_as_the_lists_do(
     assert proxy.count > 0
 
 
+def _cut_output(gen: OpenAIGenerator) -> tuple[str, list[int], list[int], list[int]]:
+    """A prompt, an output the model would not write ("\n\n" inside it), the prompt's ids
+    and the output positions t where prompt + output[:t] as text does not tokenise back."""
+    prompt = gen.render_chat(MESSAGES)
+    cont = gen._output_ids(prompt, "Qx zv.\n\nWq pj")
+    head = gen.encode(prompt)
+    cuts = [
+        t
+        for t in range(1, len(cont))
+        if gen.encode(prompt + gen.tokenizer.decode(cont[:t])) != head + cont[:t]
+    ]
+    return prompt, cont, head, cuts
+
+
 def test_a_cut_that_does_not_tokenise_back_is_scored_by_the_echo(
     stepped: OpenAIGenerator, served: OpenAIGenerator
 ) -> None:
     """ "\n\n" before a word is two tokens, but a text ending in it is one: a request cannot
     start after the second. An output the model would not write makes every position a new
     request, so one lands there, and the continuation is scored by the echo instead."""
-    prompt = stepped.render_chat(MESSAGES)
-    cont = stepped._output_ids(prompt, "Qx zv.\n\nWq pj")
-    head = stepped.encode(prompt)
-    cuts = [
-        t
-        for t in range(1, len(cont))
-        if stepped.encode(prompt + stepped.tokenizer.decode(cont[:t])) != head + cont[:t]
-    ]
+    prompt, cont, _, cuts = _cut_output(stepped)
     assert cuts
     before = stepped.echo_fallbacks
     rows = stepped.score(prompt, cont)
@@ -193,14 +200,7 @@ def test_a_cut_that_does_not_tokenise_back_goes_as_token_ids_where_the_server_ta
     request whose text would not tokenise back into its tokens is sent as the ids instead
     of falling back to the echo. (The server here reads text: a proxy decodes the ids, so
     this checks the client's side — which requests go as ids, and what they hold.)"""
-    prompt = stepped.render_chat(MESSAGES)
-    cont = stepped._output_ids(prompt, "Qx zv.\n\nWq pj")
-    head = stepped.encode(prompt)
-    cuts = [
-        t
-        for t in range(1, len(cont))
-        if stepped.encode(prompt + stepped.tokenizer.decode(cont[:t])) != head + cont[:t]
-    ]
+    prompt, cont, head, cuts = _cut_output(stepped)
     ids = IdPrompts(lambda toks: str(stepped.tokenizer.decode(toks, skip_special_tokens=False)))
     with Proxy(llama_base_url, rewrite=ids) as proxy:
         taking = load_served(options(proxy.base_url), Decoding(max_new_tokens=24))
