@@ -214,23 +214,23 @@ class OpenAIGenerator(LocalModelGenerator):
         window = len(cont)
         while len(known) < len(cont):
             t = len(known)
-            text: str | list[int] = prompt + str(
-                self.tokenizer.decode(cont[:t], skip_special_tokens=False)
-            )
-            if t and self.report.token_prompts and self.encode(str(text)) != head + cont[:t]:
-                text = head + cont[:t]  # as tokens: the text would not tokenise back into them
-                self.id_prompts += 1
-            elif t and self.encode(str(text)) != head + cont[:t]:
-                if self.report.echo and self.report.shift is not None:
+            text = prompt + str(self.tokenizer.decode(cont[:t], skip_special_tokens=False))
+            request: str | list[int] = text
+            if t and self.encode(text) != head + cont[:t]:
+                if self.report.token_prompts:
+                    request = head + cont[:t]  # the text would not tokenise back into them
+                    self.id_prompts += 1
+                elif self.report.echo and self.report.shift is not None:
                     self.echo_fallbacks += 1
                     return self._echo_score(prompt, cont)
-                raise BackendError(
-                    f"POST {url}: the prompt + the first {t} output tokens does not tokenise "
-                    "back into them, so generation-time logprobs cannot score this output, "
-                    "and the server does not echo prompt logprobs"
-                )
+                else:
+                    raise BackendError(
+                        f"POST {url}: the prompt + the first {t} output tokens does not "
+                        "tokenise back into them, so generation-time logprobs cannot score this "
+                        "output, and the server does not echo prompt logprobs"
+                    )
             want = min(window, len(cont) - t)
-            body = self._body(text, want, logprobs=self.report.top_logprobs, logit_bias=bias)
+            body = self._body(request, want, logprobs=self.report.top_logprobs, logit_bias=bias)
             choice = first_choice(self._complete(body), url)
             lp = choice.get("logprobs")
             tokens = lp.get("tokens") if isinstance(lp, dict) else None

@@ -310,11 +310,7 @@ def _probe_stream(
         choice = first_choice(joined_stream(events, client.url("completions")), "")
     except (ServerError, BackendError):
         return False
-    lp = choice.get("logprobs")
-    tops = lp.get("top_logprobs") if isinstance(lp, dict) else None
-    if not isinstance(tops, list) or len(tops) != 1 or not isinstance(tops[0], dict):
-        return False
-    return bool(tops[0]) and _same_distribution(tops[0], reference)
+    return _one_top_is(choice, reference)
 
 
 def _probe_token_prompt(
@@ -332,6 +328,11 @@ def _probe_token_prompt(
         choice = first_choice(reply, client.url("completions"))
     except (ServerError, BackendError):
         return False
+    return _one_top_is(choice, reference)
+
+
+def _one_top_is(choice: dict[str, Any], reference: Mapping[str, float]) -> bool:
+    """Whether ``choice`` holds exactly one position's top-k and it is ``reference``."""
     lp = choice.get("logprobs")
     tops = lp.get("top_logprobs") if isinstance(lp, dict) else None
     if not isinstance(tops, list) or len(tops) != 1 or not isinstance(tops[0], dict):
