@@ -75,6 +75,10 @@ def _settings(config: pytest.Config) -> opt.Settings:
         from pytest_provenai.subject.subject import preflight
 
         preflight(backend=settings.backend, model=settings.model, pipeline=settings.pipeline)
+    if settings.backend == "transformers":  # its environment knob, before any case runs
+        from pytest_provenai.subject.backends.transformers_backend import ablation_batch_rows
+
+        ablation_batch_rows("cpu")
     if settings.retrieval == "index" and settings.index is not None:
         from pytest_provenai.retrieval.index import check_index_folder
 

@@ -82,3 +82,14 @@ def test_a_bad_batch_size_fails_opening_the_backend(
     monkeypatch.setenv("PROVENAI_ABLATION_BATCH", "none")
     with pytest.raises(BackendError, match=r"^\$PROVENAI_ABLATION_BATCH='none' must be"):
         load_generator("transformers", None)
+
+
+def test_a_bad_batch_size_is_a_usage_error_before_any_test(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile("def test_x():\n    pass\n")
+    monkeypatch.setenv("PROVENAI_ABLATION_BATCH", "abc")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: $PROVENAI_ABLATION_BATCH='abc' must be a whole number*"])
+    assert "Traceback" not in result.stderr.str() and "test_x" not in result.stdout.str()
