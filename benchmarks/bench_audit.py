@@ -26,6 +26,12 @@ check that the records stay byte-identical. ``--sample N`` takes N cases of each
 goldens of the other cases are then unused, not failed); the ``same records`` column says
 whether every worker setting gave the same records. The converted model folder
 (``~/.cache/pytest-provenai/models``) is not cleared: cold means a cold generation cache.
+
+The machine's speed that day is printed beside the table: the default model's **prefill
+throughput** (tokens/s; one forward over the first shipped dev case's ~1,900-token prompt,
+transformers on the CPU, median of 3), measured before the first cold run and after the last
+warm one, as ``bench_influence.py`` measures it — the same audit took 27–40 minutes on
+this VM on days whose prefill differed 1.6× (``--no-prefill`` skips it).
 """
 
 from __future__ import annotations
@@ -91,6 +97,37 @@ def attributed(cache: dict[str, Any]) -> str:
     return f"{cache.get('attribution_records_from_cache', 0)}/{n}" if n else ""
 
 
+def prefill_tps(runs: int = 3) -> float:
+    """Tokens per second of one forward over the first shipped dev case's prompt (median of
+    ``runs``), in a child process so that this one holds no model while pytest runs."""
+    code = (
+        "import statistics, sys, time\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from pytest_provenai.frozen.load import load_fixture_set\n"
+        "from pytest_provenai.subject.subject import ModelSubject, make_subject\n"
+        "s = make_subject(backend='transformers', model=None, pipeline=None, device='cpu',\n"
+        "                 max_new_tokens=1, cache_root=None)\n"
+        "assert isinstance(s, ModelSubject)\n"
+        "case = load_fixture_set(sys.argv[1] + '/fixtures/hotpotqa-dev60').cases[0]\n"
+        "trace = s.answer(case)\n"
+        "prompt = trace.view.prompt\n"
+        "n = len(s.generator.encode(prompt))\n"
+        "walls = []\n"
+        "for _ in range(int(sys.argv[2])):\n"
+        "    t0 = time.perf_counter()\n"
+        "    s.generator.score(prompt, list(trace.generation.token_ids)[:1])\n"
+        "    walls.append(time.perf_counter() - t0)\n"
+        "print(n / statistics.median(walls))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT), str(runs)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", nargs="+", default=["auto"])
@@ -102,8 +139,12 @@ def main() -> None:
         default="one-run",
         help="one pytest run over all suites (make audit), or one run per suite",
     )
+    parser.add_argument(
+        "--no-prefill", action="store_true", help="skip the prefill-throughput measurement"
+    )
     args = parser.parse_args()
 
+    prefill = [] if args.no_prefill else [prefill_tps()]
     load0 = os.getloadavg()
     table: list[Row] = []
     records: dict[str, Any] = {}
@@ -147,11 +188,18 @@ def main() -> None:
             records[workers] = data.get("records")
 
     load1 = os.getloadavg()
+    if not args.no_prefill:
+        prefill.append(prefill_tps())
     print(
         f"\nMachine: {platform.platform()}, {os.cpu_count()} CPUs, python "
         f"{platform.python_version()}; load average {load0[0]:.1f} at start, "
         f"{load1[0]:.1f} at end"
     )
+    if prefill:
+        print(
+            "Prefill throughput (default model, first dev case's prompt, transformers CPU, "
+            f"median of 3): {prefill[0]:.0f} tokens/s before, {prefill[1]:.0f} after"
+        )
     size = f"{args.sample} case(s) of each kind" if args.sample else "every shipped case"
     print(f"Shipped suites, default model, {size}\n")
     print(
