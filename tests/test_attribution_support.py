@@ -259,6 +259,34 @@ def test_a_count_of_rows_is_what_the_rows_count() -> None:
     assert wrong.values.missing == ("Two",)
 
 
+def test_a_totals_line_is_about_the_table_not_a_row() -> None:
+    """A claim about the whole table reads its totals line with the rows; a claim about one
+    row does not, so a total said of that row is a value from another record."""
+    from pytest_provenai.attribution.protected import claim_values
+    from pytest_provenai.attribution.rows import row_check
+
+    table = (
+        "oven | fired | loaves | burnt\nAshdown | 2033-02-14 | 60 | 2\n"
+        "Birchley | 2033-02-14 | 45 | 0\nCedarholt | 2033-02-15 | 30 | 1\n"
+        "rows: 3; total loaves: 135; ovens with burnt loaves: 2"
+    )
+
+    def check(claim: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        found = row_check(claim, claim_values(claim), table)
+        assert found.structured
+        return found.missing, found.other_row
+
+    # about the table: its totals, with values every row shares (the year)
+    assert check("The bakery baked 135 loaves in 2033 across three ovens.") == ((), ())
+    assert check("Two of the three ovens burnt some loaves.") == ((), ())
+    # a wrong total is missing, not taken from a row
+    assert check("The bakery baked 153 loaves in 2033.") == (("153",), ())
+    # about one row: the total is another record's value, and another row's value is too
+    assert check("The Birchley oven baked 135 loaves.") == (("135",), ("135",))
+    assert check("The Birchley oven baked 60 loaves.") == (("60",), ("60",))
+    assert check("The Birchley oven baked 45 loaves on 14 February 2033.") == ((), ())
+
+
 def test_a_table_is_chunked_by_row_with_its_headers() -> None:
     table = (
         "sailing | vessel | departs | status\n"

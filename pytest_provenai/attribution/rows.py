@@ -157,10 +157,19 @@ def _count_word(v: Value) -> bool:
 
 
 def row_check(content: str, values: Sequence[Value], source_text: str) -> RowCheck:
-    """Check a claim against the rows of its routed source (see the module docstring)."""
+    """Check a claim against the rows of its routed source (see the module docstring).
+
+    A table's one-line records (a totals line such as ``rows: 3; total honey_kg: 44.0``) are
+    about the whole table, not a row: the claim's row is one of the data rows, and where the
+    claim names no row's entity ("the orchard produced 44 kg from three hives"), the totals
+    lines are read with that row. A claim that names a row ("HM-12 produced 44 kg") gets
+    nothing from them: a total is then a value from another record."""
     rows = records(source_text)
     if rows is None or len(rows) < 2:
         return RowCheck(False)
+    data = [i for i, r in enumerate(rows) if "\n" in r.strip()]
+    table_level = [i for i in range(len(rows)) if i not in data] if len(data) >= 2 else []
+    candidates = data if table_level else list(range(len(rows)))
     # the entity is named by words and identifiers, never by the values under check
     named = content
     for v in sorted(values, key=lambda v: -v.span[0]):
@@ -168,17 +177,24 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             named = named[: v.span[0]] + " " + named[v.span[1] :]
     terms = content_terms(named)
     row_terms = [content_terms(r) for r in rows]
-    common = set.intersection(*row_terms) if row_terms else set()
-    distinctive = {t for t in terms if any(t in rt for rt in row_terms)} - common
+    cand_terms = [row_terms[i] for i in candidates]
+    common = set.intersection(*cand_terms) if cand_terms else set()
+    distinctive = {t for t in terms if any(t in rt for rt in cand_terms)} - common
     matches = [match_values(values, r, missing_quantity_unit=True) for r in rows]
 
     def rank(i: int) -> tuple[int, int, int]:
         return (len(distinctive & row_terms[i]), sum(m.present for m in matches[i]), -i)
 
-    best = max(range(len(rows)), key=rank)
+    best = max(candidates, key=rank)
+    row = rows[best]
     if not distinctive & row_terms[best]:
-        # no entity named: the claim's row is the one holding most of its values
-        best = max(range(len(rows)), key=lambda i: (sum(m.present for m in matches[i]), -i))
+        # no entity named: the claim's row is the one holding most of its values, read with
+        # the table's totals lines
+        totals = "".join(f"\n{rows[i]}" for i in table_level)
+        for i in candidates if totals else ():
+            matches[i] = match_values(values, rows[i] + totals, missing_quantity_unit=True)
+        best = max(candidates, key=lambda i: (sum(m.present for m in matches[i]), -i))
+        row = rows[best] + totals
     missing = [m.value for m in matches[best] if not m.present]
     other = [
         v.text
@@ -190,7 +206,7 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             if i != best
         )
     ]
-    return RowCheck(True, rows[best], tuple(v.text for v in missing), tuple(other))
+    return RowCheck(True, row, tuple(v.text for v in missing), tuple(other))
 
 
 _COUNT_OF = re.compile(r"\s+of\s+(?:the|its|their|our|his|her|these|those)\b", re.IGNORECASE)
