@@ -3,7 +3,7 @@ latency per claim and per answer, and the forest's fit time.
 
     python benchmarks/bench_attribution.py [--repeats 3] [--json out.json] [--skip-lm]
     python benchmarks/bench_attribution.py --sets handwritten-claims-test handwritten-probes-test
-    python benchmarks/bench_attribution.py --sets NAME... --against REV [--table PATH]
+    python benchmarks/bench_attribution.py --sets NAME... --against REV [--table PATH] [--lm]
 
 With ``--sets`` only the shipped verifier (features + forest at the chosen threshold) runs,
 on the named sets under fixtures/ (no latency, LM rows or sweep): the table above plus the
@@ -12,7 +12,9 @@ recognised, non-factual claims that block) and, where the set has a ``categories
 (the hand-written sets), verdict accuracy per claim category. ``--against REV`` also runs
 the verifier of git revision ``REV`` (its own code and shipped table, from a temporary
 ``git worktree``) on the same sets and prints the two side by side (``--before JSON``
-reads a previous ``--json`` output instead); ``--table`` fits another calibration table.
+reads a previous ``--json`` output instead); ``--table`` fits another calibration table;
+``--lm`` adds the default model's LM features (``--provenai-verify-lm``: the table must
+carry them, ``provenai verify derive --lm``; the model scores every claim).
 
 Per labelled set (fixtures/synthetic-mcp-traces, fixtures/hotpotqa-claims-test,
 fixtures/hotpotqa-conflation-probes) four verifier configurations run through the real
@@ -209,11 +211,19 @@ def print_issue23(name: str, rates: dict[str, Any]) -> None:
             )
 
 
-def run_named_sets(names: list[str], json_out: str | None, table: Path = SHIPPED_TABLE) -> None:
+def run_named_sets(
+    names: list[str], json_out: str | None, table: Path = SHIPPED_TABLE, lm: bool = False
+) -> None:
     """``--sets``: the shipped verifier on the named sets (see the module docstring)."""
-    calibrator = fit_calibrator(table)
-    label = f"features + forest (t={calibrator.threshold:g})"
-    auditor = Auditor(Verifier(MiniLMEncoder(), ForestChecker(calibrator)))
+    calibrator = fit_calibrator(table, use_lm=lm)
+    if lm:
+        from pytest_provenai.subject.backends import load_generator
+
+        label = f"features + LM + forest (t={calibrator.threshold:g})"
+        extra = [LMFeature(load_generator("transformers"))]  # type: ignore[arg-type]
+    else:
+        label, extra = f"features + forest (t={calibrator.threshold:g})", []
+    auditor = Auditor(Verifier(MiniLMEncoder(), ForestChecker(calibrator), extra=extra))
     out: dict[str, Any] = {"chosen_threshold": calibrator.threshold}
     print("# Attribution verifier on named sets (the shipped verifier)")
     for name in names:
@@ -405,6 +415,9 @@ def main() -> None:
     )
     parser.add_argument("--table", help="with --sets: fit this calibration table")
     parser.add_argument(
+        "--lm", action="store_true", help="with --sets: add the LM features (an LM table)"
+    )
+    parser.add_argument(
         "--against", metavar="REV", help="with --sets: also run git revision REV's verifier"
     )
     parser.add_argument(
@@ -413,7 +426,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.sets:
         json_out = args.json or str(Path(tempfile.mkdtemp()) / "now.json")
-        run_named_sets(args.sets, json_out, Path(args.table) if args.table else SHIPPED_TABLE)
+        named = Path(args.table) if args.table else (SHIPPED_LM_TABLE if args.lm else SHIPPED_TABLE)
+        run_named_sets(args.sets, json_out, named, lm=args.lm)
         before = None
         label = args.before
         if args.against:

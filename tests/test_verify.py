@@ -17,7 +17,7 @@ from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.traces import collect_evidence
 from pytest_provenai.verify.derive import derive_table, row_line
 from pytest_provenai.verify.forest import SEED_THRESHOLD, THRESHOLD_GRID, fit_calibrator, load_table
-from pytest_provenai.verify.runtime import SHIPPED_TABLE
+from pytest_provenai.verify.runtime import SHIPPED_LM_TABLE, SHIPPED_TABLE
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data" / "hotpotqa"
@@ -60,6 +60,21 @@ def test_the_calibrator_is_fitted_once_and_chooses_its_threshold_on_validation()
     assert [j.p_support for j in first] == [j.p_support for j in again]
     assert all(0.0 <= j.p_support <= 1.0 for j in first)
     assert all(abs(sum(j.head.values()) - 1.0) < 1e-9 for j in first)
+
+
+def test_the_shipped_lm_table_fits_the_current_features() -> None:
+    """``--provenai-verify-lm`` works out of the box: the LM table carries the same rows as
+    the shipped table (the same derivation, plus the LM columns), so the forest accepts it;
+    a stale LM table was refused for two sessions without a test noticing."""
+    shipped, lm = load_table(SHIPPED_TABLE), load_table(SHIPPED_LM_TABLE)
+    assert lm.has_lm and not shipped.has_lm
+    assert len(lm.rows) == len(shipped.rows)
+    for a, b in zip(shipped.rows, lm.rows, strict=True):
+        assert (a["record"], a["claim"], a["verdict"]) == (b["record"], b["claim"], b["verdict"])
+    cal = fit_calibrator(SHIPPED_LM_TABLE, use_lm=True)
+    assert cal.threshold in THRESHOLD_GRID
+    rows = [r["features"] for r in lm.split("validation")[:5]]
+    assert all(0.0 <= j.p_support <= 1.0 for j in cal.predict(rows))
 
 
 def test_a_changed_table_is_refused(tmp_path: Path) -> None:
