@@ -49,6 +49,11 @@ def present(claim: str, premise: str) -> list[bool]:
         ("There are two and a half litres left.", "on hand: 2.5 l"),
         ("The visit lasted one and a half hours.", "duration: 90 minutes"),
         ("The sack holds 8 pounds of flour.", "flour: 8 lb"),
+        # money per unit: the unit is part of the value, or left out of the claim
+        ("Diesel is 1.62 EUR a litre at the quay.", "pump price: 1.62 EUR per litre"),
+        ("Diesel at the quay is 1.62 EUR.", "pump price: 1.62 EUR per litre"),
+        ("Cheddar sells at £14 a kilo.", "cheddar: 14.00 GBP per kilogram"),
+        ("Cold storage is 3 GBP per square metre.", "cold storage: 3 GBP per square metre"),
     ],
 )
 def test_values_are_compared_by_meaning(claim: str, premise: str) -> None:
@@ -69,6 +74,9 @@ def test_values_are_compared_by_meaning(claim: str, premise: str) -> None:
         ("Cancelling late costs 30 pounds.", "late cancellation fee: 25.00 GBP", True),
         ("Reserving costs sixty pence.", "reservation fee: 0.50 GBP", True),
         ("She weighs four and a half kilos.", "weight: 4.25 kg", True),
+        ("Diesel is 1.62 EUR a gallon.", "pump price: 1.62 EUR per litre", True),
+        ("Cheddar sells at £14 a gram.", "cheddar: 14.00 GBP per kilogram", True),
+        ("Diesel at the quay is 1.26 EUR.", "pump price: 1.62 EUR per litre", True),
     ],
 )
 def test_a_changed_value_is_missing_and_conflicting(

@@ -102,7 +102,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             rf"(?:[£$€][ \t]?)?(?:{_DIGITS}|\b{_NUMWORDS})(?:[ \t]*-[ \t]*|[ \t]*)"
             r"(?:%|°[ \t]?[CF]\b"
-            r"|[A-Za-zµ]+(?:[ \t]+(?:per|an?|/)[ \t]+[A-Za-z]+|[ \t]+[A-Za-z]+)?)?",
+            r"|[A-Za-zµ]+(?:[ \t]+(?:per|an?|/)[ \t]+(?:(?:cubic|square)[ \t]+)?[A-Za-z]+"
+            r"|[ \t]+[A-Za-z]+)?)?",
             re.IGNORECASE,
         ),
     ),
@@ -241,6 +242,27 @@ def _date_key(text: str) -> tuple[int | None, int | None, int | None] | None:
     )
 
 
+def _money_rate(
+    amount: float, code: str, per: str, number: float, unit: str
+) -> tuple[float, str, float, str] | None:
+    """Money per unit ("1.87 GBP per litre", "£2 a kilo"): the amount per base unit of the
+    denominator, so 1.87 GBP per litre is not 1.87 GBP per cubic metre; None when the
+    denominator is no unit ("per person", "a night": then the amount alone is compared)."""
+    per = _UNIT_ALIASES.get(per.casefold(), per)
+    ureg = _registry()
+    for name in (per, per[:-1] if per.endswith("s") else None):
+        if not name or name.split()[0].casefold() in _NOT_UNITS:
+            continue
+        try:
+            base = ureg.Quantity(1.0, ureg.parse_units(name)).to_base_units()
+        except Exception:
+            continue
+        dim = str(base.dimensionality)
+        if dim in _DIMENSIONS and dim != "[currency]" and base.magnitude:
+            return (amount / float(base.magnitude), f"[currency:{code}] / {dim}", number, unit)
+    return None
+
+
 def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | None:
     unit = unit_text.strip().strip("-").strip()
     unit = re.sub(r"^°\s?C$", "degC", unit)
@@ -249,6 +271,10 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
     unit = re.sub(r"\s+per\s+", " / ", unit)
     if not unit or unit.split()[0].casefold() in _NOT_UNITS:
         return None
+    money, _, per = unit.partition(" / ")
+    if per and money.casefold() in _CURRENCY_CODES.union(_CURRENCY_WORDS):
+        code, factor = _CURRENCY_WORDS.get(money.casefold(), (money.upper(), 1.0))
+        return _money_rate(number * factor, code, per, number, unit)
     if unit.casefold() in _CURRENCY_CODES:
         code = unit.upper()
         return (number, f"[currency:{code}]", number, code)
@@ -357,6 +383,10 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         return Value(bare, "date", (int(number), None, None), True, span)
     if symbol:
         code = _CURRENCIES[symbol]
+        per = re.match(r"(?:per|an?)\s+(.+)$|/\s*(.+)$", unit, re.IGNORECASE)
+        rate = per and _money_rate(number, code, per.group(1) or per.group(2), number, unit)
+        if rate:
+            return Value(bare, "quantity", rate, True, span)
         return Value(bare, "quantity", (number, f"[currency:{code}]", number, code), True, span)
     quantity = _quantity(number, unit) if unit else None
     shown = bare
@@ -472,6 +502,16 @@ def _sterling(v: Value) -> Value:
     return v
 
 
+def _money_of_rate(a: Value, b: Value) -> bool:
+    """Whether one of ``a``, ``b`` is a plain amount of the currency the other, a rate, is
+    priced in ("1.87 GBP" said of "1.87 GBP per cubic metre", or "GBP/m3" written without
+    spaces and read as plain GBP): then the amounts as written are compared. Only two rates
+    with different units ("per litre" against "per cubic metre") conflict."""
+    da, db = str(a.key[1]), str(b.key[1])
+    plain, rate = (da, db) if " / " in db else (db, da)
+    return plain.startswith("[currency:") and " / " not in plain and rate.startswith(f"{plain} / ")
+
+
 def _same(a: Value, b: Value) -> bool:
     """Whether evidence value ``b`` states claim value ``a`` (a pound amount as mass or as
     GBP)."""
@@ -504,6 +544,9 @@ def _same_as_written(a: Value, b: Value) -> bool:
     if a.kind in ("version", "identifier", "week"):
         return b.kind == a.kind and ka == kb
     if a.kind == "quantity":
+        if b.kind == "quantity" and _money_of_rate(a, b):
+            # "1.87 GBP" said of "1.87 GBP per cubic metre": the amount as written
+            return bool(abs(ka[2] - kb[2]) <= 1e-9 * max(1.0, abs(kb[2])))
         if b.kind == "quantity":
             return bool(ka[1] == kb[1] and abs(ka[0] - kb[0]) <= 1e-6 * max(1.0, abs(kb[0])))
         return False
@@ -522,7 +565,9 @@ def _kin(a: Value, b: Value) -> bool:
     ``a`` a conflict rather than an absence)."""
     if a.kind == "quantity":
         return b.kind == "quantity" and (
-            b.key[1] == a.key[1] or _sterling(b).key[1] == _sterling(a).key[1]
+            b.key[1] == a.key[1]
+            or _sterling(b).key[1] == _sterling(a).key[1]
+            or _money_of_rate(a, b)
         )
     if a.kind in ("date", "datetime"):
         return b.kind in ("date", "datetime")
