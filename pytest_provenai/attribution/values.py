@@ -504,9 +504,9 @@ def _sterling(v: Value) -> Value:
 
 def _money_of_rate(a: Value, b: Value) -> bool:
     """Whether one of ``a``, ``b`` is a plain amount of the currency the other, a rate, is
-    priced in ("1.87 GBP" said of "1.87 GBP per cubic metre", or "GBP/m3" written without
-    spaces and read as plain GBP): then the amounts as written are compared. Only two rates
-    with different units ("per litre" against "per cubic metre") conflict."""
+    priced in ("1.87 GBP" said of "1.87 GBP per cubic metre", or the other way round): then
+    the amounts as written are compared. Only two rates with different units ("per litre"
+    against "per cubic metre") conflict."""
     da, db = str(a.key[1]), str(b.key[1])
     plain, rate = (da, db) if " / " in db else (db, da)
     return plain.startswith("[currency:") and " / " not in plain and rate.startswith(f"{plain} / ")
