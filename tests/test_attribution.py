@@ -187,7 +187,11 @@ def test_overlap_and_rescue() -> None:
     assert not rescue(values, 0.5, structured=True)
     assert not rescue(values, 0.9, structured=True, conflict=True)
     fee = check_values("Velmora pays 24.50 EUR a month.", RECORD)
-    assert fee.values == ("24.50 EUR",) and rescue(fee, 0.6, structured=True)
+    # a monthly amount is read as a rate and shown whole; against the record's plain amount
+    # the amounts as written are compared
+    assert fee.values == ("24.50 EUR a month",) and rescue(fee, 0.6, structured=True)
+    wrong = check_values("Velmora pays 42.50 EUR a month.", RECORD)
+    assert wrong.conflicting == ("42.50 EUR a month",) and not rescue(wrong, 0.9, structured=True)
     assert not rescue(check_values("Velmora pays 42.50 EUR.", RECORD), 0.9, structured=True)
 
 
