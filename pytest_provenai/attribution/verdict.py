@@ -15,10 +15,10 @@ A claim's verdict, first that applies:
   threshold and no protected value is missing from the routed premise (or a neutral
   decision is lexically rescued on exact structured evidence); ``conflated`` when the
   stated attribution is incompatible with the routed source's family;
-* otherwise rejected: a missing protected value gives ``contradicted`` when the premise
-  states another value of that kind and ``unsupported`` when not (reason
-  ``missing_protected_values``); a low score gives the verdict head's most probable reject
-  class (reason ``insufficient_support``).
+* otherwise rejected with the verdict head's most probable reject class (the head sees
+  whether the premise states another value of a missing value's kind); the reason is
+  ``missing_protected_values`` when a protected value is absent from the routed premise and
+  ``insufficient_support`` when the score is low.
 
 The answer is allowed only when it is not empty, nothing failed, and every factual claim
 is ``supported``; any other claim blocks it with its reason. An answer without factual
