@@ -24,7 +24,7 @@ from pytest_provenai.attribution.pipeline import Verifier
 from pytest_provenai.attribution.protected import check_values, content_terms, overlap, rescue
 from pytest_provenai.attribution.record import Auditor
 from pytest_provenai.attribution.repair import FALLBACK, repair
-from pytest_provenai.attribution.routing import centroid, cosine, route
+from pytest_provenai.attribution.routing import anchor, centroid, cosine, route
 from pytest_provenai.attribution.verdict import Judgement, answer_verdict, decide
 from pytest_provenai.audit.metrics import aggregate
 from pytest_provenai.frozen.traces import (
@@ -209,6 +209,51 @@ def test_route_picks_the_top_centroid_and_records_the_margin() -> None:
 
 def test_route_ties_go_to_the_first_source() -> None:
     assert route([1.0, 1.0], {"x": [1.0, 0.0], "y": [0.0, 1.0]}).source == "x"
+
+
+_BOOKINGS = {
+    "b1": "booking: KT-4410\nguest: Odile Marchetti\nrefund: refused\namount: 312.00 EUR",
+    "b2": "booking: KT-4401\nguest: Odile Marchetti\nrefund: accepted\namount: 96.50 EUR",
+}
+
+
+def test_a_claim_goes_to_the_one_output_holding_all_its_values() -> None:
+    """Two records that look alike: the centroid picked b1, but only b2 has the claim's
+    identifier and amount, and nothing the claim says is only in b1."""
+    r = route([1.0, 0.0], {"b1": [1.0, 0.0], "b2": [0.8, 0.6]})
+    claim = "Booking KT-4401's refund of 96.50 EUR was accepted."
+    moved = anchor(r, claim, claim, _BOOKINGS)
+    assert (moved.source, moved.status) == ("b2", "value_anchored")
+    assert math.isclose(moved.score, 0.8) and math.isclose(moved.margin, 0.8 - 1.0)
+    assert moved.ranking == r.ranking
+    # a stated record in the attribution phrase anchors too (the whole text is read)
+    stated = "The refund of 96.50 EUR was accepted, per booking KT-4401's record."
+    assert anchor(r, stated, "The refund of 96.50 EUR was accepted.", _BOOKINGS).source == "b2"
+
+
+def test_anchoring_leaves_the_route_alone_when_it_cannot_tell() -> None:
+    r = route([1.0, 0.0], {"b1": [1.0, 0.0], "b2": [0.8, 0.6]})
+    # the centroid's choice holds every value: nothing to move
+    held = "Booking KT-4410 was for 312.00 EUR."
+    assert anchor(r, held, held, _BOOKINGS) is r
+    # values split over both outputs: no single output holds them all
+    split = "Booking KT-4410 was for 96.50 EUR."
+    assert anchor(r, split, split, _BOOKINGS) is r
+    # no values at all
+    assert anchor(r, "The refund was accepted.", "The refund was accepted.", _BOOKINGS) is r
+    # a word of the claim that only the centroid's choice has ("refused"): moving the claim
+    # would make a value taken from another record pass
+    mixed = "The 96.50 EUR refund was refused."
+    assert anchor(r, mixed, mixed, _BOOKINGS) is r
+    # a name only the centroid's choice has
+    other = {**_BOOKINGS, "b2": _BOOKINGS["b2"].replace("Odile Marchetti", "Hugo Brandt")}
+    named = "Odile Marchetti paid 96.50 EUR."
+    assert anchor(r, named, named, other) is r
+    # a name is a whole word: "Odile Marchetti-Roux" is someone else
+    hyphen = {**_BOOKINGS, "b2": _BOOKINGS["b2"].replace("Marchetti", "Marchetti-Roux")}
+    assert anchor(r, named, named, hyphen) is r
+    single = route([1.0, 0.0], {"b2": [1.0, 0.0]})
+    assert anchor(single, "KT-4401 paid 96.50 EUR.", "KT-4401 paid 96.50 EUR.", _BOOKINGS) is single
 
 
 # -- verdicts -----------------------------------------------------------------------------

@@ -335,3 +335,73 @@ def test_a_prefix_negated_word_is_the_opposite_of_the_bare_word(
 )
 def test_no_prefix_opposite_where_both_sides_agree(claim: str, unit: str) -> None:
     assert polarity(claim, unit).antonym is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit", "flag"),
+    [
+        (
+            "Loan KX-88 has no courier requirement.",
+            "courier required: yes",
+            "courier required: yes",
+        ),
+        (
+            "A courier is required for loan KX-80.",
+            "loan_id: KX-80\nobjects: 5\ncourier required: no",
+            "courier required: no",
+        ),
+        (
+            "Step-free access is available.",
+            "show: 19:30; step-free access: no",
+            "step-free access: no",
+        ),
+        ("The cottage has no parking.", "parking: yes; garden: no", "parking: yes"),
+        ("Pets are not allowed in the cabin.", "pets allowed: TRUE", "pets allowed: TRUE"),
+    ],
+)
+def test_a_claim_against_a_yes_no_field_is_a_negation_conflict(
+    claim: str, unit: str, flag: str
+) -> None:
+    """A yes/no field is a statement: a claim that says its words with the other polarity
+    contradicts it, though one field shares too few words with the claim for the plain
+    negation rule (issue 23, found on a train domain)."""
+    from pytest_provenai.attribution.support import support_signals
+
+    pol = polarity(claim, unit)
+    assert pol.flag == flag and pol.negation
+    signals = support_signals(claim, unit, unit, unit, [unit], structured=True)
+    assert signals.conflict == "negation_conflict"
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit"),
+    [
+        ("Loan KX-88 has no courier requirement.", "courier required: no"),
+        ("A courier is required for loan KX-80.", "courier required: yes"),
+        # the claim does not say every word of the field
+        ("The courier was not paid.", "courier required: yes"),
+        ("The pond has no fence.", "garden pond: yes"),
+        # not a yes/no field
+        ("The loan was not approved.", "loan status: no decision yet"),
+    ],
+)
+def test_no_yes_no_conflict_where_the_field_agrees_or_is_not_said(claim: str, unit: str) -> None:
+    assert polarity(claim, unit).flag is None
+
+
+def test_a_yes_no_column_is_read_per_row_and_not_against_a_count() -> None:
+    from pytest_provenai.attribution.support import support_signals
+
+    table = (
+        "title | returned\nSalt Roads | yes\nThe Glass Orchard | no\nWinter Ledger | no\n"
+        "rows: 3; returned: 1; not returned: 2"
+    )
+    first = "title: Salt Roads; returned: yes"
+
+    def conflict(claim: str) -> str | None:
+        return support_signals(claim, table, table, first, [table], structured=True).conflict
+
+    assert conflict("Salt Roads has not been returned.") == "negation_conflict"
+    assert conflict("The Glass Orchard has not been returned.") is None
+    # a count of rows is about the table, not one row's field
+    assert conflict("Two of the three listed books have not been returned.") is None

@@ -25,7 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 from pytest_provenai.attribution.decompose import Claim, decompose
 from pytest_provenai.attribution.families import Attribution, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
-from pytest_provenai.attribution.routing import Route, centroid, cosine, route
+from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, route
 from pytest_provenai.attribution.rows import tabular_records
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS
 from pytest_provenai.attribution.support import support_signals
@@ -402,6 +402,7 @@ def prepare_claims(
     centroids = {s: centroid(v) for s, v in chunk_vecs.items() if v}
     by_source = evidence.by_source()
     all_texts = [e.text for e in evidence.items]
+    outputs = {e.source: e.text for e in evidence.items}
     factual = [c for c in claims if c.factual]
     claim_vecs = encoder.embed([c.content for c in factual]) if factual and centroids else []
     vec_of = {c.index: v for c, v in zip(factual, claim_vecs, strict=False)}
@@ -411,7 +412,7 @@ def prepare_claims(
             out.append(PreparedClaim(claim, route([], {}), None, "", None))
             continue
         q = vec_of[claim.index]
-        r = route(q, centroids)
+        r = anchor(route(q, centroids), claim.text, claim.content, outputs)
         assert r.source is not None
         ev = by_source[r.source]
         parts = texts[r.source]

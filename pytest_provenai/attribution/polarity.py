@@ -1,7 +1,9 @@
 """Negation and antonym conflicts between a claim and the evidence unit it matches best
 (issue 23): a negated predicate against an affirmed one ("was not approved" / "approved"),
 and a word against its antonym ("granted" / "refused", "above" / "below") or against itself
-negated by a prefix ("refundable" / "non-refundable", "locked" / "unlocked").
+negated by a prefix ("refundable" / "non-refundable", "locked" / "unlocked"), and a claim
+that negates a yes/no field of a record ("has no courier requirement" / ``courier required:
+yes``) or affirms one that is ``no``.
 
 The antonym list is written for this project (:data:`ANTONYMS`): common English opposites
 of decisions, states, directions and comparisons, each a pair of word groups (inflections
@@ -118,22 +120,54 @@ def _words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
+_FLAG = re.compile(r"^\s*([^:;\n]+?)\s*:\s*(yes|no|true|false)\s*$", re.IGNORECASE)
+"""A yes/no field of a record or table row: ``courier required: yes``."""
+
+
+def _stem(word: str) -> str:
+    """A crude stem for matching a field's words in a claim: the first six letters
+    ("required" / "requirement" / "requires")."""
+    return word[:6]
+
+
+def _flag(claim: str, unit: str) -> str | None:
+    """The yes/no field of ``unit`` whose words the claim says (every content word of the
+    field name, by :func:`_stem`) with the opposite polarity: the claim negates a ``yes``
+    field or affirms a ``no`` one. The field as written, or None."""
+    said = {_stem(t) for t in content_terms(claim)}
+    negated = negates(claim)
+    for part in re.split(r"[;\n]", unit):
+        m = _FLAG.match(part)
+        if m is None:
+            continue
+        terms = content_terms(m.group(1))
+        if not terms or not all(_stem(t) in said for t in terms):
+            continue
+        if negated != (m.group(2).casefold() in ("no", "false")):
+            return part.strip()
+    return None
+
+
 @dataclass(frozen=True)
 class Polarity:
     """``negation``: one side negates and the other does not, over a shared predicate
-    (≥ 1 shared content term besides the negation); ``antonym``: the claim has a word
-    whose antonym the unit has, and the unit lacks the word itself (the words, or None)."""
+    (≥ 1 shared content term besides the negation), or the claim contradicts a yes/no field
+    (then ``flag`` is that field as written); ``antonym``: the claim has a word whose
+    antonym the unit has, and the unit lacks the word itself (the words, or None)."""
 
     negation: bool
     antonym: tuple[str, str] | None
+    flag: str | None = None
 
     @property
     def conflict(self) -> bool:
         return self.negation or self.antonym is not None
 
 
-def polarity(claim: str, unit: str) -> Polarity:
-    """Compare the polarity of ``claim`` with the evidence ``unit`` (a chunk or a row)."""
+def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
+    """Compare the polarity of ``claim`` with the evidence ``unit`` (a chunk or a row);
+    ``fields=False`` leaves the yes/no fields out (a claim that counts rows, "two of the
+    three books have not been returned", is about the table, not the row's field)."""
     claim_words = set(_words(claim))
     unit_words = set(_words(unit))
     shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
@@ -151,4 +185,5 @@ def polarity(claim: str, unit: str) -> Polarity:
             break
     if antonym is None:
         antonym = _prefix_opposite(claim, unit)
-    return Polarity(negation, antonym)
+    flag = _flag(claim, unit) if fields else None
+    return Polarity(negation or flag is not None, antonym, flag)

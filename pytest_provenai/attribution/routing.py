@@ -5,6 +5,13 @@ router picks the source whose centroid has the highest cosine with the claim and
 the margin between the top two scores. There is no score cutoff (the seed found that hard
 cutoffs reject most claims): a claim is *not routed* only when there is no evidence.
 
+**Value anchoring** (issue 23, ninth round; :func:`anchor`): when two outputs look alike (two
+bookings, two meters, a meter record and its readings table) the centroid can pick the one
+that lacks the claim's values. The claim is then moved to the one other output that holds
+*all* of them, and only when nothing the claim names or says that the centroid's choice
+holds is missing from that output (otherwise a value taken from another record, "Priya
+entered 6 subjects" when the 6 is another person's, would be moved to that record and pass).
+
 Vectors are sequences of floats (any embedding model); sums use ``math.fsum`` so the same
 inputs give the same scores on every run. Pure Python.
 """
@@ -12,17 +19,24 @@ inputs give the same scores on every run. Pure Python.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ROUTE_STATUSES", "Route", "centroid", "cosine", "route"]
+from pytest_provenai.attribution.protected import claim_values, content_terms
+from pytest_provenai.attribution.support import names
+from pytest_provenai.attribution.values import match_values
+
+__all__ = ["ROUTE_STATUSES", "Route", "anchor", "centroid", "cosine", "route"]
 
 Vector = Sequence[float]
 
 #: ``routed``: two or more sources, top one chosen; ``single_source``: only one source (the
-#: margin is the score itself); ``no_evidence``: nothing to route to.
-ROUTE_STATUSES = ("routed", "single_source", "no_evidence")
+#: margin is the score itself); ``value_anchored``: moved from the centroid's choice to the
+#: one output holding all the claim's values (:func:`anchor`; the margin is then the moved-to
+#: score minus the centroid's best, ≤ 0); ``no_evidence``: nothing to route to.
+ROUTE_STATUSES = ("routed", "single_source", "value_anchored", "no_evidence")
 
 
 def _norm(v: Vector) -> float:
@@ -80,3 +94,38 @@ def route(claim: Vector, centroids: Mapping[str, Vector]) -> Route:
     if len(ranking) == 1:
         return Route(top_source, top, top, ranking, "single_source")
     return Route(top_source, top, top - ranking[1][1], ranking, "routed")
+
+
+def _says(text: str, name: str) -> bool:
+    """Whether ``text`` has ``name`` as a whole word: "Drury" is not in "Drury-Vale"."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+
+
+def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Route:
+    """``r`` moved by value anchoring, or ``r`` itself (see the module docstring).
+
+    ``claim`` is the claim's whole text (a stated "per booking VP-66210's record" anchors
+    too), ``content`` the claim without its attribution phrase (its names and content terms
+    are the guard), ``outputs`` source id → output text. Text values (quotations) do not
+    anchor: only values read by meaning and identifiers do."""
+    if r.source is None or len(r.ranking) < 2:
+        return r
+    values = [v for v in claim_values(claim) if v.kind != "text"]
+    if not values:
+        return r
+    held = {s: sum(m.present for m in match_values(values, t)) for s, t in outputs.items()}
+    if held[r.source] == len(values):
+        return r
+    full = [s for s, n in held.items() if n == len(values)]
+    if len(full) != 1:
+        return r
+    target = full[0]
+    chosen, other = outputs[r.source].casefold(), outputs[target].casefold()
+    for name in names(content):
+        if _says(chosen, name) and not _says(other, name):
+            return r
+    chosen_terms, other_terms = content_terms(chosen), content_terms(other)
+    if any(t in chosen_terms and t not in other_terms for t in content_terms(content)):
+        return r
+    score = dict(r.ranking)[target]
+    return Route(target, score, score - r.score, r.ranking, "value_anchored")

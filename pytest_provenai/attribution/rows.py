@@ -30,7 +30,7 @@ from typing import Any
 from pytest_provenai.attribution.protected import content_terms
 from pytest_provenai.attribution.values import Value, match_values
 
-__all__ = ["RowCheck", "counted", "records", "row_check", "tabular_records"]
+__all__ = ["RowCheck", "counted", "counts_rows", "records", "row_check", "tabular_records"]
 
 _KV = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s+(\S.*)$")
 
@@ -210,6 +210,14 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
 
 
 _COUNT_OF = re.compile(r"\s+of\s+(?:the|its|their|our|his|her|these|those)\b", re.IGNORECASE)
+
+
+def counts_rows(content: str, values: Sequence[Value]) -> bool:
+    """Whether the claim counts records ("two of the three books have not been returned"):
+    a number followed by "of the / its / …" (whether or not the rows bear the count out)."""
+    return any(
+        v.kind == "number" and _COUNT_OF.match(content, v.span[1]) is not None for v in values
+    )
 
 
 def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:

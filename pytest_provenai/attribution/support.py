@@ -10,7 +10,8 @@ calibrated score says (:func:`~pytest_provenai.attribution.verdict.decide`):
 * ``value_from_other_row`` — a claim value that the claim's row lacks and another row of
   the same source holds;
 * ``negation_conflict`` — the claim negates what the unit affirms, or the reverse, over a
-  shared predicate;
+  shared predicate, or it contradicts a yes/no field of the unit (``courier required:
+  yes``);
 * ``antonym_conflict`` — the claim says a word whose antonym the unit says
   (:data:`~pytest_provenai.attribution.polarity.ANTONYMS`).
 
@@ -37,7 +38,7 @@ from pytest_provenai.attribution.protected import (
     overlap,
     rescue,
 )
-from pytest_provenai.attribution.rows import RowCheck, counted, row_check
+from pytest_provenai.attribution.rows import RowCheck, counted, counts_rows, row_check
 
 __all__ = [
     "CONFLICT_REASONS",
@@ -161,11 +162,11 @@ def support_signals(
     if counts and row.structured:
         row = replace(row, missing=tuple(v for v in row.missing if v not in counts))
     unit = row.row if row.structured else best_chunk
-    pol = polarity(content, unit)
+    pol = polarity(content, unit, fields=not counts_rows(content, read))
     conflict: str | None = None
     if row.conflict:
         conflict = "value_from_other_row"
-    elif pol.negation and overlap(content, unit) >= NEGATION_OVERLAP:
+    elif pol.flag is not None or (pol.negation and overlap(content, unit) >= NEGATION_OVERLAP):
         conflict = "negation_conflict"
     elif pol.antonym is not None:
         conflict = "antonym_conflict"
