@@ -231,6 +231,21 @@ def test_a_claim_goes_to_the_one_output_holding_all_its_values() -> None:
     assert anchor(r, stated, "The refund of 96.50 EUR was accepted.", _BOOKINGS).source == "b2"
 
 
+def test_a_field_name_does_not_hold_a_claim_in_its_record() -> None:
+    """ "meter" is only a field name of the meter record (``meter: KW-5512``): the claim's
+    reading and date are in the readings table, so it goes there; a word the record says as
+    a value ("ultrasonic") still holds it."""
+    outputs = {
+        "meter": "meter: KW-5512\nmeter type: ultrasonic\nleak alert: active",
+        "readings": "date | reading_m3\n2031-03-02 | 402.7\n2031-03-01 | 401.9",
+    }
+    r = route([1.0, 0.0], {"meter": [1.0, 0.0], "readings": [0.8, 0.6]})
+    claim = "The meter read 402.7 cubic metres on 2 March 2031."
+    assert anchor(r, claim, claim, outputs).source == "readings"
+    valued = "The ultrasonic meter read 402.7 cubic metres on 2 March 2031."
+    assert anchor(r, valued, valued, outputs) is r
+
+
 def test_anchoring_leaves_the_route_alone_when_it_cannot_tell() -> None:
     r = route([1.0, 0.0], {"b1": [1.0, 0.0], "b2": [0.8, 0.6]})
     # the centroid's choice holds every value: nothing to move

@@ -11,6 +11,8 @@ that lacks the claim's values. The claim is then moved to the one other output t
 *all* of them, and only when nothing the claim names or says that the centroid's choice
 holds is missing from that output (otherwise a value taken from another record, "Priya
 entered 6 subjects" when the 6 is another person's, would be moved to that record and pass).
+A word the choice has only as a field name (``meter`` in ``meter: FVW-88302``) names the
+kind of record, not this record, and does not hold the claim there.
 
 Vectors are sequences of floats (any embedding model); sums use ``math.fsum`` so the same
 inputs give the same scores on every run. Pure Python.
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.attribution.protected import claim_values, content_terms
+from pytest_provenai.attribution.rows import without_keys
 from pytest_provenai.attribution.support import names
 from pytest_provenai.attribution.values import match_values
 
@@ -124,7 +127,7 @@ def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Ro
     for name in names(content):
         if _says(chosen, name) and not _says(other, name):
             return r
-    chosen_terms, other_terms = content_terms(chosen), content_terms(other)
+    chosen_terms, other_terms = content_terms(without_keys(chosen)), content_terms(other)
     if any(t in chosen_terms and t not in other_terms for t in content_terms(content)):
         return r
     score = dict(r.ranking)[target]

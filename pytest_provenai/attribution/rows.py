@@ -30,7 +30,15 @@ from typing import Any
 from pytest_provenai.attribution.protected import content_terms
 from pytest_provenai.attribution.values import Value, match_values
 
-__all__ = ["RowCheck", "counted", "counts_rows", "records", "row_check", "tabular_records"]
+__all__ = [
+    "RowCheck",
+    "counted",
+    "counts_rows",
+    "records",
+    "row_check",
+    "tabular_records",
+    "without_keys",
+]
 
 _KV = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s+(\S.*)$")
 
@@ -210,6 +218,16 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
 
 
 _COUNT_OF = re.compile(r"\s+of\s+(?:the|its|their|our|his|her|these|those)\b", re.IGNORECASE)
+
+
+def without_keys(text: str) -> str:
+    """``text`` with the key of each ``key: value`` line cut (``meter: FVW-88302`` →
+    ``FVW-88302``): what a record says, not the names of its fields."""
+    out = []
+    for line in text.split("\n"):
+        m = _KV.match(line)
+        out.append(m.group(2) if m else line)
+    return "\n".join(out)
 
 
 def counts_rows(content: str, values: Sequence[Value]) -> bool:
