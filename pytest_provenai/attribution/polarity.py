@@ -151,7 +151,7 @@ def _flag(claim: str, unit: str) -> str | None:
 @dataclass(frozen=True)
 class Polarity:
     """``negation``: one side negates and the other does not, over a shared predicate
-    (≥ 1 shared content term besides the negation), or the claim contradicts a yes/no field
+    (≥ 2 shared content terms besides the negation), or the claim contradicts a yes/no field
     (then ``flag`` is that field as written); ``antonym``: the claim has a word whose
     antonym the unit has, and the unit lacks the word itself (the words, or None)."""
 
