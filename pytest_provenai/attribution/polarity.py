@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from pytest_provenai.attribution.protected import content_terms
+from pytest_provenai.attribution.rows import field
 
 __all__ = ["ANTONYMS", "Polarity", "negates", "polarity"]
 
@@ -120,8 +121,7 @@ def _words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
-_FLAG = re.compile(r"^\s*([^:;\n]+?)\s*:\s*(yes|no|true|false)\s*$", re.IGNORECASE)
-"""A yes/no field of a record or table row: ``courier required: yes``."""
+_YES_NO = {"yes": True, "true": True, "no": False, "false": False}
 
 
 def _stem(word: str) -> str:
@@ -131,19 +131,18 @@ def _stem(word: str) -> str:
 
 
 def _flag(claim: str, unit: str) -> str | None:
-    """The yes/no field of ``unit`` whose words the claim says (every content word of the
-    field name, by :func:`_stem`) with the opposite polarity: the claim negates a ``yes``
-    field or affirms a ``no`` one. The field as written, or None."""
+    """The yes/no field (:func:`~pytest_provenai.attribution.rows.field`) of ``unit`` whose
+    words the claim says (every content word of the field name, by :func:`_stem`) with the
+    opposite polarity: the claim negates a ``yes`` field or affirms a ``no`` one. The field
+    as written, or None."""
     said = {_stem(t) for t in content_terms(claim)}
     negated = negates(claim)
     for part in re.split(r"[;\n]", unit):
-        m = _FLAG.match(part)
-        if m is None:
+        kv = field(part)
+        if kv is None or kv[1].casefold() not in _YES_NO:
             continue
-        terms = content_terms(m.group(1))
-        if not terms or not all(_stem(t) in said for t in terms):
-            continue
-        if negated != (m.group(2).casefold() in ("no", "false")):
+        terms = content_terms(kv[0])
+        if terms and all(_stem(t) in said for t in terms) and negated == _YES_NO[kv[1].casefold()]:
             return part.strip()
     return None
 

@@ -34,6 +34,7 @@ __all__ = [
     "RowCheck",
     "counted",
     "counts_rows",
+    "field",
     "records",
     "row_check",
     "tabular_records",
@@ -220,13 +221,19 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
 _COUNT_OF = re.compile(r"\s+of\s+(?:the|its|their|our|his|her|these|those)\b", re.IGNORECASE)
 
 
+def field(line: str) -> tuple[str, str] | None:
+    """(key, value) of a ``key: value`` line (``courier required: yes``), or None."""
+    m = _KV.match(line)
+    return (m.group(1), m.group(2).strip()) if m else None
+
+
 def without_keys(text: str) -> str:
     """``text`` with the key of each ``key: value`` line cut (``meter: FVW-88302`` →
     ``FVW-88302``): what a record says, not the names of its fields."""
     out = []
     for line in text.split("\n"):
-        m = _KV.match(line)
-        out.append(m.group(2) if m else line)
+        kv = field(line)
+        out.append(kv[1] if kv else line)
     return "\n".join(out)
 
 
