@@ -54,6 +54,33 @@ def present(claim: str, premise: str) -> list[bool]:
         ("Diesel at the quay is 1.62 EUR.", "pump price: 1.62 EUR per litre"),
         ("Cheddar sells at £14 a kilo.", "cheddar: 14.00 GBP per kilogram"),
         ("Cold storage is 3 GBP per square metre.", "cold storage: 3 GBP per square metre"),
+        # tenth round: times, dates and durations as people write them
+        ("The ferry leaves at 7.30pm.", "departure: 19:30"),
+        ("Doors open at 6.45 pm.", "doors: 18:45"),
+        ("It departs at 7:30 in the evening.", "departure: 19:30"),
+        ("We meet at half seven on Friday.", "meeting: 19:30"),
+        ("The talk starts at eight.", "start: 20:00"),
+        ("The lease starts on 01/03/2031.", "lease start: 2031-03-01"),
+        ("The lease starts on the 1st of March 2031.", "start: 01/03/2031"),
+        ("It was signed on 4.3.2031.", "signed: 4 March 2031"),
+        ("The flight lasts an hour and a half.", "duration: 90 min"),
+        ("The crossing takes an hour and 25 minutes.", "crossing time: 85 minutes"),
+        ("The ride took 1 hr 20 min.", "duration: 80 minutes"),
+        ("The ride took 1h 20m.", "ride_min: 80"),
+        ("The proof needs three quarters of an hour.", "proof: 45 mins"),
+        ("Allow half an hour for parking.", "parking: 30 minutes"),
+        ("The parcel weighs half a kilo.", "weight: 500 g"),
+        ("The club has a dozen members.", "members: 12"),
+        ("Pack half a dozen eggs.", "eggs: 6"),
+        # a number under a field or column named with its unit, converted
+        ("The tank holds 2 litres.", "volume_ml: 2000"),
+        ("The flight lasts an hour and a half.", "duration_min: 90"),
+        ("The run took 2 hours.", "runner | time_min\nAsha | 120"),
+        ("Vaccinated on 03-03-2031.", "vaccinated: 2031-03-03"),
+        ("Vaccinated on 3 March 2031.", "vaccinated: 03/03/31"),
+        ("Flour costs £1.20/kg.", "flour: 1.20 GBP per kg"),
+        ("Bake at 220C.", "oven: 220 °C"),
+        ("The route is graded 5.10a.", "grade: 5.10a"),
     ],
 )
 def test_values_are_compared_by_meaning(claim: str, premise: str) -> None:
@@ -77,6 +104,14 @@ def test_values_are_compared_by_meaning(claim: str, premise: str) -> None:
         ("Diesel is 1.62 EUR a gallon.", "pump price: 1.62 EUR per litre", True),
         ("Cheddar sells at £14 a gram.", "cheddar: 14.00 GBP per kilogram", True),
         ("Diesel at the quay is 1.26 EUR.", "pump price: 1.62 EUR per litre", True),
+        ("The ferry leaves at 7.30pm.", "departure: 07:30", True),
+        ("It departs at 7:30 in the evening.", "departure: 07:30", True),
+        ("The lease starts on 01/03/2031.", "lease start: 2031-01-03", True),
+        ("The crossing takes an hour and 25 minutes.", "crossing time: 95 minutes", True),
+        ("The tank holds 3 litres.", "capacity_l: 2", False),
+        # a letter after a number that is no unit is a grade or a code, kept whole
+        ("The route is graded 5.10b.", "grade: 5.10a", False),
+        ("The route is graded 6b.", "grade: 6a+", False),
     ],
 )
 def test_a_changed_value_is_missing_and_conflicting(
@@ -94,6 +129,23 @@ def test_kilos_are_kilograms_and_a_fraction_is_part_of_its_number() -> None:
     assert mixed.key == 2.75
     # "and" between two numbers is still no fraction
     assert [v.key for v in read_values("rooms 3 and 4")] == [3.0, 4.0]
+
+
+def test_what_the_new_shapes_leave_alone() -> None:
+    """Not read by the new shapes: "5 m" is five metres, not minutes; "a week" in a rate is
+    no duration; "at seven people" is a count; "two apples and a half" is no quantity of apples."""
+    assert [(v.kind, v.key[1]) for v in read_values("It was 5 m 2 s away")] == [
+        ("quantity", "[length]"),
+        ("quantity", "[time]"),
+    ]
+    assert [v.text for v in read_values("Open 3 days a week, 4 hours a day")] == [
+        "3 days",
+        "4 hours",
+    ]
+    assert [(v.kind, v.key) for v in read_values("A table at seven people")] == [("number", 7.0)]
+    assert [v.text for v in read_values("two apples and a half")] == ["two"]
+    (year,) = read_values("LedgerLoom 1.2.2031")
+    assert year.kind == "date"  # day.month.year, never a version ending in a year
 
 
 def test_14_june_0715_is_a_date_and_a_time_and_versions_stay_whole() -> None:

@@ -1,6 +1,8 @@
 """Protected values read by their meaning (issue 23): dates and times with ``dateparser``,
 quantities and units with ``pint``, number words with ``number-parser``; versions and
-identifiers kept whole.
+identifiers kept whole; what no library reads (spoken clock times, "7.30pm", day/month/year
+with slashes or dots, durations in two units or with a fraction, "a dozen") by the shapes
+here.
 
 A value is found by its *shape* (a token with a digit, a month name, a number word, a
 ``am/pm`` time) and read by the library for its *meaning*: ``20:00`` = ``8 pm``,
@@ -57,19 +59,69 @@ _MULTIPLIERS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "treble": 3.0, "quad
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?"
 _HOURS = "one two three four five six seven eight nine ten eleven twelve".split()
 _HOUR = r"(?:" + "|".join(_HOURS) + r"|1[0-2]|0?[1-9])"
+_HOUR_WORD = r"(?:" + "|".join(_HOURS) + r")"
+#: What may follow a bare hour that is a time of day ("at eight.", "half seven on Friday");
+#: "at seven people" is a count.
+_AFTER_HOUR = (
+    r"(?=\s*(?:[.,;!?)]|$|\s+(?:in|on|at|and|to|sharp|tonight|today|tomorrow|every|each|"
+    r"that|when|with|for|until|till|[ap]\.?m\.?)\b))"
+)
 #: Spoken clock times ("half past ten", "ten to six in the evening", "a quarter to eleven",
-#: "five past four in the afternoon", "seven o'clock"): no library reads these. Minutes in
-#: digits only before "past": "3 to 4 pm" is a range, not 15:57.
+#: "five past four in the afternoon", "seven o'clock", British "half seven" = 7:30, an hour
+#: in words after "at/from/until/till": "starts at eight"): no library reads these. Minutes
+#: in digits only before "past": "3 to 4 pm" is a range, not 15:57.
 _CLOCK = (
     r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2}(?=\s+past))\s+"
-    rf"(?P<dir>past|to)\s+(?P<h1>{_HOUR})|(?P<h2>{_HOUR})\s+o['’]clock)"
+    rf"(?P<dir>past|to)\s+(?P<h1>{_HOUR})|(?P<h2>{_HOUR})\s+o['’]clock"
+    rf"|half\s+(?P<h3>{_HOUR}){_AFTER_HOUR}"
+    rf"|(?:(?<=\bat\s)|(?<=\bfrom\s)|(?<=\buntil\s)|(?<=\btill\s))(?P<h4>{_HOUR_WORD}){_AFTER_HOUR})"
     r"(?:\s+(?P<part>in\s+the\s+(?:morning|afternoon|evening)|at\s+night|[ap]\.?m\.?))?"
 )
+_CLOCK_RE = re.compile(_CLOCK, re.IGNORECASE)
 _SPOKEN_MINUTES = {"half": 30, "quarter": 15, "five": 5, "ten": 10, "twenty": 20}
+_DAY_PART = r"\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b"
+#: Time units of a compound duration and their length in minutes.
+_TIME_UNITS = {
+    **dict.fromkeys(("second", "sec", "s"), 1 / 60),
+    **dict.fromkeys(("minute", "min", "m"), 1.0),
+    **dict.fromkeys(("hour", "hr", "h"), 60.0),
+    "day": 1440.0,
+    "week": 10080.0,
+}
+#: A time unit after its number: a word, or one letter written on the number ("1h 20m"; "5 m"
+#: is five metres).
+_TIME_UNIT = r"(?:[ \t]*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)|[hms])"
+_AMOUNT = rf"(?:an?|one|\d+(?:\.\d+)?|{_NUMWORDS})"
+#: Durations no single library reads: two units ("1 hr 20 min", "1h 20m", "an hour and 25
+#: minutes", "2 days and 3 hours"), a unit and a fraction after it ("an hour and a half"), a
+#: fraction of a unit ("half an hour", "a quarter of an hour", "three quarters of an hour",
+#: "half a kilo").
+_DURATION = (
+    rf"\b(?:(?P<a>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ua>{_TIME_UNIT})\b[ \t]+(?:and[ \t]+)?"
+    rf"|(?P<a1>an?|one)[ \t]+(?P<ua1>{_TIME_UNIT})\b[ \t]+and[ \t]+)"
+    rf"(?P<b>\d+|{_NUMWORDS})(?P<ub>{_TIME_UNIT})\b"
+    rf"|\b(?P<c>an?|one|\d+|{_NUMWORDS})\s+(?P<uc>[a-z]+?)s?\s+and\s+"
+    r"(?P<fc>a\s+half|a\s+quarter|three\s+quarters)\b"
+    r"|\b(?:(?P<half>half)\s+an?|(?:a\s+|one\s+)?(?P<quarter>quarter)\s+of\s+an?"
+    r"|(?P<three>three\s+quarters)\s+of\s+an?)\s+(?P<ud>[a-z]+)\b"
+)
+_DOZEN = r"\b(?:(?P<n>an?|one|two|three|four|five|six|half\s+an?|\d+)\s+)dozen\b(?!s)"
 # The shapes, most specific first; each character of a text is taken once.
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("datetime", re.compile(r"\b\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}\b")),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{4}/\d{2}/\d{2}\b")),
+    # day/month/year with slashes, dots or dashes ("01/03/2031", "4.3.2031", "03-03-2031",
+    # "03/03/31"): day first, as the settings read every date; a version never has a year
+    # as its last part
+    (
+        "date",
+        re.compile(
+            r"\b(?:0?[1-9]|[12]\d|3[01])([/.-])(?:0?[1-9]|1[0-2])\1(?:1[5-9]|2\d)\d\d\b"
+            r"|\b(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|1[0-2])/\d\d\b(?![/.]\d)"
+        ),
+    ),
+    ("duration", re.compile(_DURATION, re.IGNORECASE)),
+    ("dozen", re.compile(_DOZEN, re.IGNORECASE)),
     ("version", re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){2,}(?![\w.]*\d)")),
     ("week", re.compile(r"\b\d{4}-W\d{2}\b")),
     (
@@ -80,12 +132,12 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"|\b{_MONTH}\s+{_YEAR}\b|\b{_YEAR}-(?:0[1-9]|1[0-2])\b(?!-)"
         ),
     ),
-    ("clock", re.compile(_CLOCK, re.IGNORECASE)),
+    ("clock", _CLOCK_RE),
     (
         "time",
         re.compile(
-            r"\b\d{1,2}(?::\d{2}){1,2}(?:[ \t]*[ap]\.?m\.?(?![a-z]))?"
-            r"|\b\d{1,2}[ \t]*[ap]\.?m\.?(?![a-z])"
+            r"\b\d{1,2}(?::\d{2}){1,2}(?:[ \t]*[ap]\.?m\.?(?![a-z])|" + _DAY_PART + r")?"
+            r"|\b\d{1,2}(?:\.[0-5]\d)?(?:[ \t]*[ap]\.?m\.?(?![a-z])|" + _DAY_PART + r")"
             r"|\b(?:noon|midday|midnight)\b",
             re.IGNORECASE,
         ),
@@ -93,7 +145,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "identifier",
         re.compile(
-            r"(?<![\w.])(?=[\w./-]*[A-Za-z])(?=[\w./-]*\d)[A-Za-z0-9][\w./-]*[A-Za-z0-9]"
+            r"(?<![\w.£$€])(?=[\w./-]*[A-Za-z])(?=[\w./-]*\d)[A-Za-z0-9][\w./-]*[A-Za-z0-9]"
             r"(?![\w-])"
         ),
     ),
@@ -146,6 +198,10 @@ _CURRENCY_WORDS = {
     "pence": ("GBP", 0.01),
     "penny": ("GBP", 0.01),
 }
+#: One-letter units written on a number ("800g", "15m", "2h", "5s", "2l"; "220C" is degrees);
+#: any other letter after a number is a grade or a code ("5.10a", "6b"), not a unit pint
+#: happens to know.
+_LETTER_UNITS = frozenset({"g", "m", "h", "s", "l"})
 #: Informal unit words pint reads otherwise ("kilos" would be kiloseconds).
 _UNIT_ALIASES = {"kilo": "kilogram", "kilos": "kilogram", "kgs": "kilogram"}
 
@@ -229,7 +285,7 @@ def _date_key(text: str) -> tuple[int | None, int | None, int | None] | None:
     parsed = _parse_date(text)
     if parsed is None:
         return None
-    has_year = re.search(r"\b\d{4}\b", text) is not None
+    has_year = re.search(r"\b\d{4}\b|^\d{1,2}/\d{1,2}/\d{2}$", text.strip()) is not None
     has_day = re.search(r"(?<![\d-])\d{1,2}(?:st|nd|rd|th)?\b(?![:\d])", text) is not None or (
         re.search(r"\d{4}[-/]\d{2}[-/]\d{2}", text) is not None
     )
@@ -306,12 +362,12 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
 
 
 def _clock(text: str, span: tuple[int, int]) -> Value | None:
-    m = re.fullmatch(_CLOCK, text, re.IGNORECASE)
+    m = _CLOCK_RE.fullmatch(text) or _CLOCK_RE.fullmatch("at " + text, 3)  # "at eight"
     if m is None:
         return None
-    hour_text = (m.group("h1") or m.group("h2") or "").casefold()
+    hour_text = (m.group("h1") or m.group("h2") or m.group("h3") or m.group("h4") or "").casefold()
     hour = _HOURS.index(hour_text) + 1 if hour_text in _HOURS else int(hour_text)
-    minutes = 0
+    minutes = 30 if m.group("h3") else 0  # "half seven" is 7:30
     if m.group("min"):
         word = m.group("min").casefold().replace("a ", "").replace("-", " ")
         minutes = (
@@ -331,6 +387,74 @@ def _clock(text: str, span: tuple[int, int]) -> Value | None:
     return Value(text, "time", (hour % 24) * 60 + minutes, True, span)
 
 
+def _time(bare: str, span: tuple[int, int]) -> Value:
+    """A time of day: "20:00", "8 pm", "7.30pm", "7:30 in the evening" (the part of the day
+    moves an hour before noon into the afternoon or evening)."""
+    part = re.search(_DAY_PART + r"$", bare, re.IGNORECASE)
+    clock = bare[: part.start()] if part else bare
+    clock = re.sub(r"^(\d{1,2})\.([0-5]\d)", r"\1:\2", clock.strip())
+    if re.fullmatch(r"\d{1,2}", clock):
+        clock += ":00"
+    parsed = _parse_date(clock)
+    if parsed is None:
+        return Value(bare, "text", bare.casefold(), False, span)
+    minutes = parsed.hour * 60 + parsed.minute
+    if part and minutes < 720 and not re.search(r"morning", part.group(0), re.IGNORECASE):
+        minutes += 720
+    return Value(bare, "time", minutes, True, span)
+
+
+def _amount(text: str) -> float | None:
+    word = text.strip().casefold()
+    if word in ("a", "an", "one"):
+        return 1.0
+    return _digits(word) if word[0].isdigit() else _number_words(word)
+
+
+def _time_unit(word: str) -> float | None:
+    """Minutes in one ``word`` ("hours", "min", "h"); None for no time unit."""
+    word = word.casefold()
+    return _TIME_UNITS.get(word, _TIME_UNITS.get(word[:-1]) if word.endswith("s") else None)
+
+
+def _duration(bare: str, span: tuple[int, int]) -> Value | None:
+    """A duration or amount of :data:`_DURATION`, as a quantity in minutes (or in the unit
+    of "half a kilo"); None when its words are no units ("two apples and a half")."""
+    m = re.fullmatch(_DURATION, bare, re.IGNORECASE)
+    if m is None:
+        return None
+    if m.group("ub"):
+        a, b = _amount(m.group("a") or m.group("a1")), _amount(m.group("b"))
+        ua = _time_unit((m.group("ua") or m.group("ua1")).strip())
+        ub = _time_unit(m.group("ub").strip())
+        if a is None or b is None or ua is None or ub is None or ua <= ub:
+            return None  # "20 minutes 1 hour", "3 days, 4 days": no one duration
+        return _in_minutes(bare, a * ua + b * ub, span)
+    if m.group("uc"):
+        amount = _amount(m.group("c"))
+        fraction = _FRACTIONS[" ".join(m.group("fc").split()).casefold()]
+        unit = m.group("uc")
+    else:
+        amount = 0.0
+        fraction = 0.5 if m.group("half") else 0.25 if m.group("quarter") else 0.75
+        unit = m.group("ud")
+        if unit.casefold() == "dozen":
+            return Value(bare, "number", 12.0 * fraction, True, span)
+    if amount is None:
+        return None
+    total = amount + fraction
+    minutes_per = _time_unit(unit)
+    if minutes_per is not None:
+        return _in_minutes(bare, total * minutes_per, span)
+    quantity = _quantity(total, unit)
+    return None if quantity is None else Value(bare, "quantity", quantity, True, span)
+
+
+def _in_minutes(bare: str, minutes: float, span: tuple[int, int]) -> Value | None:
+    quantity = _quantity(minutes, "minute")
+    return None if quantity is None else Value(bare, "quantity", quantity, True, span)
+
+
 def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
     bare = text.strip()
     if kind in ("version", "identifier", "week"):
@@ -338,7 +462,17 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
             # "800g", "15-minute", "30-hour": a quantity; "12th": an ordinal, not a value
             if re.fullmatch(r"\d+(?:st|nd|rd|th)", bare):
                 return None
-            return _read("quantity", bare.replace("-", " "), span)
+            letters = bare.lstrip("0123456789.,-")
+            if letters.casefold() in ("c", "f"):  # "220C": degrees, not coulombs
+                degrees = _read("quantity", f"{bare[: -len(letters)]} °{letters.upper()}", span)
+                return degrees and Value(bare, degrees.kind, degrees.key, True, span)
+            if (
+                letters == "%"
+                or letters.casefold() in _LETTER_UNITS | {"x"}
+                or (len(letters) > 1 and _quantity(1.0, letters) is not None)
+            ):
+                return _read("quantity", bare.replace("-", " "), span)
+            # "5.10b", "6a", "7c": a grade or a code, kept whole ("5.10a" is not "5.10b")
         return Value(
             bare,
             kind,
@@ -349,7 +483,7 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
     if kind == "multiplier":
         return Value(bare, "number", _MULTIPLIERS[bare.casefold()], True, span)
     if kind in ("date", "datetime"):
-        key = _date_key(bare)
+        key = _date_key(re.sub(r"^(\d{1,2})[.-](\d{1,2})[.-](\d{4})$", r"\1/\2/\3", bare))
         if key is None:
             return Value(bare, "text", bare.casefold(), False, span)
         if kind == "datetime":
@@ -360,10 +494,16 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
     if kind == "clock":
         return _clock(bare, span)
     if kind == "time":
-        parsed = _parse_date(bare)
-        if parsed is None:
-            return Value(bare, "text", bare.casefold(), False, span)
-        return Value(bare, "time", parsed.hour * 60 + parsed.minute, True, span)
+        return _time(bare, span)
+    if kind == "duration":
+        return _duration(bare, span)
+    if kind == "dozen":
+        m = re.fullmatch(_DOZEN, bare, re.IGNORECASE)
+        assert m is not None
+        count = m.group("n").casefold()
+        n = 0.5 if count.startswith("half") else 1.0 if count in ("a", "an", "one") else None
+        n = n if n is not None else _digits(count) or _number_words(count)
+        return None if n is None else Value(bare, "number", 12.0 * n, True, span)
     # quantity / number
     m = re.match(
         rf"([£$€])?\s?({_DIGITS}|{_NUMWORDS})\s*-?\s*(.*)$", bare, re.IGNORECASE | re.DOTALL
@@ -641,6 +781,25 @@ def _header_units(v: Value, folded_evidence: str) -> tuple[bool, bool]:
     return same, other_named
 
 
+def _in_header_unit(v: Value, have: Sequence[Value], folded_evidence: str) -> bool:
+    """Whether the evidence states quantity ``v`` as a number under a field or column whose
+    name ends in a unit of its dimension ("2 litres" against ``volume_ml: 2000``, "an hour
+    and a half" against ``duration_min | 90``)."""
+    for token in re.findall(r"(?:_|\()([a-z0-9]+)\b", folded_evidence):
+        unit = _HEADER_UNITS.get(token)
+        one = _quantity(1.0, unit) if unit else None
+        if one is None or one[1] != v.key[1] or not one[0]:
+            continue
+        n = v.key[0] / one[0]
+        for b in have:
+            number = b.key if b.kind == "number" else None
+            if b.kind == "date" and b.key[1:] == (None, None):  # 2000 read as a year
+                number = b.key[0]
+            if number is not None and abs(number - n) <= 1e-6 * max(1.0, abs(n)):
+                return True
+    return False
+
+
 def _identifier_within(key: str, folded_evidence: str) -> bool:
     """Whether identifier ``key`` occurs in the evidence as a whole part of a longer token
     ("HM-12" in "hm-12_2031-06-08.csv"): not preceded or followed by a letter or digit,
@@ -691,7 +850,8 @@ def match_values(
     """Match each claim value against the values of the evidence texts (by meaning; text
     values by casefolded substring). A quantity whose unit the evidence never states (a
     table with the unit in its header, "qty | 40") is present when the evidence has the
-    same number as written and no quantity of that dimension at all."""
+    same number as written and no quantity of that dimension at all, or the number in the
+    unit a field or column names ("2 litres" against ``volume_ml: 2000``)."""
     texts = [evidence] if isinstance(evidence, str) else list(evidence)
     have: list[Value] = []
     for t in texts:
@@ -718,8 +878,10 @@ def match_values(
                 own_named, other_named = _header_units(v, folded) if present else (False, False)
                 if present and other_named and not own_named:
                     present = False  # "9,860 miles" against a column "odometer_km | 9,860"
-                    out.append(ValueMatch(v, False, True))
-                    continue
+                    if not _in_header_unit(v, have, folded):
+                        out.append(ValueMatch(v, False, True))
+                        continue
+                present = present or _in_header_unit(v, have, folded)
         conflicting = not present and any(_kin(v, b) for b in have)
         out.append(ValueMatch(v, present, conflicting))
     return out
