@@ -81,6 +81,17 @@ def present(claim: str, premise: str) -> list[bool]:
         ("Flour costs £1.20/kg.", "flour: 1.20 GBP per kg"),
         ("Bake at 220C.", "oven: 220 °C"),
         ("The route is graded 5.10a.", "grade: 5.10a"),
+        ("Rex is a 2-year-old terrier.", "age: 2 years"),
+        ("It is a 3-bed flat.", "bedrooms: 3"),
+        ("The gig starts at 8.", "start: 20:00"),
+        ("It ends at 10.15pm.", "end: 22:15"),
+        # a hedge or a comparison bounds the value
+        ("The walk takes about 40 minutes.", "duration: 38 min"),
+        ("Some 300 people came.", "attendance: 312"),
+        ("The room sleeps up to 4.", "sleeps: 4"),
+        ("She waited at least 2 hours.", "wait: 2 h"),
+        ("It exports to more than 106 countries.", "exports to more than 106 countries"),
+        ("It restarts once the wind drops below 22 m/s.", "restart: wind below 22 m/s"),
     ],
 )
 def test_values_are_compared_by_meaning(claim: str, premise: str) -> None:
@@ -112,6 +123,12 @@ def test_values_are_compared_by_meaning(claim: str, premise: str) -> None:
         # a letter after a number that is no unit is a grade or a code, kept whole
         ("The route is graded 5.10b.", "grade: 5.10a", False),
         ("The route is graded 6b.", "grade: 6a+", False),
+        ("The walk takes about 40 minutes.", "duration: 50 min", True),
+        ("It took more than 30 minutes.", "wait: 25 min", True),
+        ("Fewer than 10 seats are left.", "seats left: 14", True),
+        # a larger number elsewhere in the premise is no "more than"
+        ("It exports to more than 106 countries.", "exports to more than 100 countries", True),
+        ("The release is LedgerLoom 2-beta.", "release: LedgerLoom 2-rc", False),
     ],
 )
 def test_a_changed_value_is_missing_and_conflicting(
@@ -144,6 +161,11 @@ def test_what_the_new_shapes_leave_alone() -> None:
     ]
     assert [(v.kind, v.key) for v in read_values("A table at seven people")] == [("number", 7.0)]
     assert [v.text for v in read_values("two apples and a half")] == ["two"]
+    # a bare hour is a time only at the end of a clause; "over" is no bound
+    assert [(v.kind, v.bound) for v in read_values("at 8 kg over 3 weeks")] == [
+        ("quantity", None),
+        ("quantity", None),
+    ]
     (year,) = read_values("LedgerLoom 1.2.2031")
     assert year.kind == "date"  # day.month.year, never a version ending in a year
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, lru_cache
 from typing import Any
 
@@ -63,9 +63,12 @@ _HOUR_WORD = r"(?:" + "|".join(_HOURS) + r")"
 #: What may follow a bare hour that is a time of day ("at eight.", "half seven on Friday");
 #: "at seven people" is a count.
 _AFTER_HOUR = (
-    r"(?=\s*(?:[.,;!?)]|$|\s+(?:in|on|at|and|to|sharp|tonight|today|tomorrow|every|each|"
+    r"(?=\s*(?:[,;!?)]|\.(?!\d)|$|\s+(?:in|on|at|and|to|sharp|tonight|today|tomorrow|every|each|"
     r"that|when|with|for|until|till|[ap]\.?m\.?)\b))"
 )
+#: An hour in digits is a time only at the end of a clause ("starts at 8.", "open till 10
+#: on Sundays"), never before a unit or a noun ("at 8 kg", "at 8 people").
+_CLAUSE_END = r"(?=\s*(?:[,;!?)]|\.(?!\d)|$|\s+(?:on|sharp|tonight|today|tomorrow)\b))"
 #: Spoken clock times ("half past ten", "ten to six in the evening", "a quarter to eleven",
 #: "five past four in the afternoon", "seven o'clock", British "half seven" = 7:30, an hour
 #: in words after "at/from/until/till": "starts at eight"): no library reads these. Minutes
@@ -74,7 +77,8 @@ _CLOCK = (
     r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2}(?=\s+past))\s+"
     rf"(?P<dir>past|to)\s+(?P<h1>{_HOUR})|(?P<h2>{_HOUR})\s+o['’]clock"
     rf"|half\s+(?P<h3>{_HOUR}){_AFTER_HOUR}"
-    rf"|(?:(?<=\bat\s)|(?<=\bfrom\s)|(?<=\buntil\s)|(?<=\btill\s))(?P<h4>{_HOUR_WORD}){_AFTER_HOUR})"
+    rf"|(?:(?<=\bat\s)|(?<=\bfrom\s)|(?<=\buntil\s)|(?<=\btill\s))"
+    rf"(?:(?P<h4>{_HOUR_WORD}){_AFTER_HOUR}|(?P<h5>1[0-2]|[1-9]){_CLAUSE_END}))"
     r"(?:\s+(?P<part>in\s+the\s+(?:morning|afternoon|evening)|at\s+night|[ap]\.?m\.?))?"
 )
 _CLOCK_RE = re.compile(_CLOCK, re.IGNORECASE)
@@ -198,6 +202,7 @@ _CURRENCY_WORDS = {
     "pence": ("GBP", 0.01),
     "penny": ("GBP", 0.01),
 }
+_RELEASE_WORDS = r"(?:alpha|beta|dev|pre|post|final|release|patch|build|stable|lts)"
 #: One-letter units written on a number ("800g", "15m", "2h", "5s", "2l"; "220C" is degrees);
 #: any other letter after a number is a grade or a code ("5.10a", "6b"), not a unit pint
 #: happens to know.
@@ -215,13 +220,18 @@ class Value:
     with None for a part not stated; a time as minutes after midnight; a quantity as
     (magnitude in base units, dimensionality, magnitude as written, unit as written); a
     number as its float; a version / identifier / text as the casefolded string.
-    ``parsed`` is False when no library could read it (then it is compared as text)."""
+    ``parsed`` is False when no library could read it (then it is compared as text).
+    ``bound`` is how a hedge or a comparison before a number or quantity bounds it: ``~``
+    ("about 40 minutes": any value within 10 % states it), ``>``, ``>=``, ``<``, ``<=``
+    ("more than 30", "at least 30", "fewer than 30", "up to 30": stated by the same bound,
+    or ``>=`` / ``<=`` by the value itself); None: the value itself."""
 
     text: str
     kind: str
     key: Any
     parsed: bool = True
     span: tuple[int, int] = (0, 0)
+    bound: str | None = None
 
 
 @cache
@@ -365,7 +375,7 @@ def _clock(text: str, span: tuple[int, int]) -> Value | None:
     m = _CLOCK_RE.fullmatch(text) or _CLOCK_RE.fullmatch("at " + text, 3)  # "at eight"
     if m is None:
         return None
-    hour_text = (m.group("h1") or m.group("h2") or m.group("h3") or m.group("h4") or "").casefold()
+    hour_text = next((h for h in m.group("h1", "h2", "h3", "h4", "h5") if h), "").casefold()
     hour = _HOURS.index(hour_text) + 1 if hour_text in _HOURS else int(hour_text)
     minutes = 30 if m.group("h3") else 0  # "half seven" is 7:30
     if m.group("min"):
@@ -458,6 +468,12 @@ def _in_minutes(bare: str, minutes: float, span: tuple[int, int]) -> Value | Non
 def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
     bare = text.strip()
     if kind in ("version", "identifier", "week"):
+        compound = re.fullmatch(rf"({_DIGITS})-([a-z]{{3,}})-[a-z]+(?:-[a-z]+)*", bare)
+        if kind == "identifier" and compound:  # "2-year-old": 2 years ("12-B-3" stays a code)
+            number = _digits(compound.group(1))
+            quantity = _quantity(number, compound.group(2)) if number is not None else None
+            if quantity is not None:
+                return Value(bare, "quantity", quantity, True, span)
         if kind == "identifier" and re.fullmatch(rf"{_DIGITS}-?[A-Za-z%]+", bare):
             # "800g", "15-minute", "30-hour": a quantity; "12th": an ordinal, not a value
             if re.fullmatch(r"\d+(?:st|nd|rd|th)", bare):
@@ -472,6 +488,10 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
                 or (len(letters) > 1 and _quantity(1.0, letters) is not None)
             ):
                 return _read("quantity", bare.replace("-", " "), span)
+            counted = re.fullmatch(rf"({_DIGITS})-(?!{_RELEASE_WORDS}$)[a-z]{{3,}}", bare)
+            if counted:  # "3-bed", "4-seater": a count of what the word names ("2-beta" stays)
+                number = _digits(counted.group(1))
+                return None if number is None else Value(bare, "number", number, True, span)
             # "5.10b", "6a", "7c": a grade or a code, kept whole ("5.10a" is not "5.10b")
         return Value(
             bare,
@@ -578,7 +598,33 @@ def _read_values(text: str) -> tuple[Value, ...]:
             taken.append(value.span if kind in ("quantity",) else (start, end))
             out.append(value)
     out.sort(key=lambda v: v.span)
-    return tuple(_day_ranges(out, text))
+    return tuple(_bounded(v, text) for v in _day_ranges(out, text))
+
+
+#: Words before a number that make it a bound, not the value itself ("over" and "under" are
+#: not here: "14 concerts over 3 weeks" is during, "under-5s" an age group).
+_BOUNDS = (
+    ("<=", r"no\s+more\s+than|not\s+more\s+than|at\s+most|up\s+to"),
+    (
+        "~",
+        r"about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|just\s+over"
+        r"|just\s+under|close\s+to|~",
+    ),
+    (">=", r"at\s+least"),
+    (">", r"more\s+than|above|upwards\s+of|in\s+excess\s+of"),
+    ("<", r"less\s+than|fewer\s+than|below"),
+)
+_BOUND_RES = tuple((b, re.compile(rf"\b(?:{words})\s*$", re.IGNORECASE)) for b, words in _BOUNDS)
+
+
+def _bounded(v: Value, text: str) -> Value:
+    if v.kind not in ("number", "quantity"):
+        return v
+    before = text[max(0, v.span[0] - 24) : v.span[0]]
+    for bound, pattern in _BOUND_RES:
+        if pattern.search(before):
+            return Value(v.text, v.kind, v.key, v.parsed, v.span, bound)
+    return v
 
 
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|&|and|to|or)\s*$", re.IGNORECASE)
@@ -652,9 +698,32 @@ def _money_of_rate(a: Value, b: Value) -> bool:
     return plain.startswith("[currency:") and " / " not in plain and rate.startswith(f"{plain} / ")
 
 
+def _within(a: Value, b: Value) -> bool:
+    """Whether evidence value ``b`` states claim value ``a`` with its bound (see
+    :class:`Value`): "about 40 minutes" against 38 min, "up to 4" against 4, "more than
+    106 countries" against "more than 106 countries"."""
+    if b.bound == a.bound and _same_as_written(replace(a, bound=None), b):
+        return True
+    ka, kb = _sterling(a).key, _sterling(b).key
+    if a.kind == "quantity" and b.kind == "quantity" and ka[1] == kb[1]:
+        x, y = float(ka[0]), float(kb[0])
+    elif a.kind == "number" and b.kind in ("number", "quantity"):
+        x, y = float(ka), float(kb if b.kind == "number" else kb[2])
+    else:
+        return False
+    if a.bound == "~":
+        return abs(y - x) <= 0.1 * abs(x)
+    # "at least 2 hours" / "up to 4" is stated by the value itself; any larger or smaller
+    # value would do only if it were the claim's subject's, and a premise holds many numbers
+    # ("more than 106 countries" must not be met by a year or a head count)
+    return a.bound in (">=", "<=") and abs(y - x) <= 1e-9 * max(1.0, abs(x))
+
+
 def _same(a: Value, b: Value) -> bool:
     """Whether evidence value ``b`` states claim value ``a`` (a pound amount as mass or as
-    GBP)."""
+    GBP; within ``a``'s bound when it has one)."""
+    if a.bound is not None:
+        return _within(a, b)
     sa, sb = _sterling(a), _sterling(b)
     return _same_as_written(a, b) or ((sa, sb) != (a, b) and _same_as_written(sa, sb))
 
