@@ -91,6 +91,9 @@ def present(claim: str, premise: str) -> list[bool]:
         ("The room sleeps up to 4.", "sleeps: 4"),
         ("She waited at least 2 hours.", "wait: 2 h"),
         ("It exports to more than 106 countries.", "exports to more than 106 countries"),
+        ("The grant is £1.2m.", "grant: 1,200,000 GBP"),
+        ("The grant is £1.2 million.", "grant: £1,200,000"),
+        ("The loan runs for 3 years.", "principal: 5000 GBP; term_months: 36"),
         ("It restarts once the wind drops below 22 m/s.", "restart: wind below 22 m/s"),
     ],
 )

@@ -202,6 +202,12 @@ _CURRENCY_WORDS = {
     "pence": ("GBP", 0.01),
     "penny": ("GBP", 0.01),
 }
+_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6}
+_SCALES |= {"bn": 1e9, "billion": 1e9}
+#: A scale after a number: words always ("1.25 thousand"), letters only after a currency
+#: symbol ("£1.2m"; "5 m" is five metres).
+_SCALE_WORDS = r"(thousand|million|billion)\b\s*"
+_SCALE = r"(k|mn|m|bn|thousand|million|billion)\b\s*"
 _RELEASE_WORDS = r"(?:alpha|beta|dev|pre|post|final|release|patch|build|stable|lts)"
 #: One-letter units written on a number ("800g", "15m", "2h", "5s", "2l"; "220C" is degrees);
 #: any other letter after a number is a grade or a code ("5.10a", "6b"), not a unit pint
@@ -539,7 +545,11 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         if any(ch.isdigit() for ch in bare):
             return Value(bare, "text", bare.casefold(), False, span)
         return None
-    if _YEAR_ONLY.match(number_text) and not unit:
+    scale = re.match(_SCALE if symbol else _SCALE_WORDS, unit, re.IGNORECASE)
+    if scale:  # "£1.2m", "£1.2 million", "1.25 thousand"
+        number *= _SCALES[scale.group(1).casefold()]
+        unit = unit[scale.end() :]
+    elif _YEAR_ONLY.match(number_text) and not unit:
         return Value(bare, "date", (int(number), None, None), True, span)
     if symbol:
         code = _CURRENCIES[symbol]
@@ -824,6 +834,9 @@ _HEADER_UNITS = {
     "hours": "hour",
     "days": "day",
     "weeks": "week",
+    "months": "month",
+    "years": "year",
+    "yrs": "year",
     "c": "degC",
     "f": "degF",
 }
