@@ -389,6 +389,29 @@ def test_no_yes_no_conflict_where_the_field_agrees_or_is_not_said(claim: str, un
     assert polarity(claim, unit).flag is None
 
 
+@pytest.mark.parametrize(
+    ("claim", "unit", "negation"),
+    [
+        # the claim's "no" is what a no / 0 / none field says: no negation mismatch
+        (
+            "There was no night flow on 1 November.",
+            "date: 2031-11-01\nreading_m3: 1,282.8\nnight_flow_l_per_h: 0",
+            False,
+        ),
+        ("The flat has no open repair requests.", "flat: 4B\nopen repair requests: none", False),
+        ("No late fees were charged to flat 4B.", "flat: 4B\nlate fees charged: 0.00", False),
+        # another value: the negation still conflicts
+        (
+            "There was no night flow on 3 November.",
+            "date: 2031-11-03\nreading_m3: 1,283.9\nnight_flow_l_per_h: 41",
+            True,
+        ),
+    ],
+)
+def test_a_negated_claim_agrees_with_a_none_field(claim: str, unit: str, negation: bool) -> None:
+    assert polarity(claim, unit).negation is negation
+
+
 def test_a_yes_no_column_is_read_per_row_and_not_against_a_count() -> None:
     from pytest_provenai.attribution.support import support_signals
 

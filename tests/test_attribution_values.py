@@ -153,7 +153,8 @@ def test_kilos_are_kilograms_and_a_fraction_is_part_of_its_number() -> None:
 
 def test_what_the_new_shapes_leave_alone() -> None:
     """Not read by the new shapes: "5 m" is five metres, not minutes; "a week" in a rate is
-    no duration; "at seven people" is a count; "two apples and a half" is no quantity of apples."""
+    no duration; "at seven people" is a count; "two apples and a half" is no quantity of
+    apples."""
     assert [(v.kind, v.key[1]) for v in read_values("It was 5 m 2 s away")] == [
         ("quantity", "[length]"),
         ("quantity", "[time]"),
@@ -208,6 +209,35 @@ def test_a_value_from_another_row_is_not_support() -> None:
     text = "Okafor's base pay is 11.20 GBP per hour."
     swapped = row_check(text, read_values(text), EMPLOYEES)
     assert swapped.conflict and "Okafor" in swapped.row
+
+
+READINGS = (
+    "date | reading_m3 | night_flow_l_per_h\n2031-11-04 | 1,284.6 | 38\n"
+    "2031-11-03 | 1,283.9 | 41\n2031-11-02 | 1,283.1 | 0\n2031-11-01 | 1,282.8 | 0\nrows: 4"
+)
+DECISIONS = (
+    "request_id | start | days | decision\nLR-771 | 2031-04-14 | 5 | approved\n"
+    "LR-779 | 2031-05-26 | 3 | refused\nLR-784 | 2031-07-07 | 10 | approved\nrows: 3"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "other_row"),
+    [
+        # each listed value is in a row that says the same of it: both rows are the claim's
+        ("There was no night flow on 1 and 2 November.", READINGS, ()),
+        ("LR-771 and LR-784 were approved.", DECISIONS, ()),
+        # a listed value whose row says otherwise stays a value from another row
+        ("Night flow was 38 litres an hour on 3 and 4 November.", READINGS, ("3",)),
+        ("LR-771 and LR-779 were approved.", DECISIONS, ("LR-779",)),
+        ("LR-771 and LR-784 lasted 5 days.", DECISIONS, ("LR-784",)),
+    ],
+)
+def test_listed_values_may_span_rows_that_agree(
+    claim: str, source: str, other_row: tuple[str, ...]
+) -> None:
+    check = row_check(claim, read_values(claim), source)
+    assert check.other_row == other_row and check.missing == other_row
 
 
 def test_negation_and_antonyms_against_the_evidence_unit() -> None:

@@ -147,6 +147,27 @@ def _flag(claim: str, unit: str) -> str | None:
     return None
 
 
+_NONE = re.compile(r"(?:0+(?:\.0+)?|none|nil)\s*$", re.IGNORECASE)
+
+
+def _says_none(claim: str, unit: str) -> bool:
+    """Whether the claim's negation is what a field of ``unit`` says: the claim negates and
+    says every word of a field whose value is ``no``, ``false``, ``0`` or ``none`` ("there
+    was no night flow" against ``night_flow_l_per_h: 0``; one- and two-letter unit parts of
+    the name aside)."""
+    if not negates(claim):
+        return False
+    said = {_stem(t) for t in content_terms(claim)}
+    for part in re.split(r"[;\n]", unit):
+        kv = field(part)
+        if kv is None or not (_YES_NO.get(kv[1].casefold()) is False or _NONE.match(kv[1])):
+            continue
+        terms = {t for t in content_terms(kv[0]) if len(t) > 2}
+        if terms and all(_stem(t) in said for t in terms):
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class Polarity:
     """``negation``: one side negates and the other does not, over a shared predicate
@@ -172,7 +193,7 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
     neg_c = negates(claim)
     neg_u = negates(unit)
-    negation = neg_c != neg_u and len(shared) >= 2
+    negation = neg_c != neg_u and len(shared) >= 2 and not (fields and _says_none(claim, unit))
     antonym: tuple[str, str] | None = None
     for w in sorted(claim_words):
         opposite = ANTONYMS.get(w)

@@ -205,6 +205,9 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
         best = max(candidates, key=lambda i: (sum(m.present for m in matches[i]), -i))
         row = rows[best] + totals
     missing = [m.value for m in matches[best] if not m.present]
+    for i in _listed_rows(content, values, row_terms, matches, best, missing):
+        row += f"\n{rows[i]}"
+        missing = [v for v in missing if not matches[i][values.index(v)].present]
     other = [
         v.text
         for v in missing
@@ -216,6 +219,65 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
         )
     ]
     return RowCheck(True, row, tuple(v.text for v in missing), tuple(other))
+
+
+_LIST_JOIN = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|&)\s*", re.IGNORECASE)
+
+
+def _lists(content: str, values: Sequence[Value]) -> list[list[Value]]:
+    """The claim's values listed together: of one kind, joined by "and" / "or" / commas
+    ("on 1 and 2 November", "HM-12 and HM-21")."""
+    groups: list[list[Value]] = []
+    for v in sorted(values, key=lambda v: v.span):
+        last = groups[-1][-1] if groups else None
+        if (
+            last is not None
+            and v.kind == last.kind
+            and _LIST_JOIN.fullmatch(content[last.span[1] : v.span[0]])
+        ):
+            groups[-1].append(v)
+        else:
+            groups.append([v])
+    return [g for g in groups if len(g) > 1]
+
+
+def _listed_rows(
+    content: str,
+    values: Sequence[Value],
+    row_terms: Sequence[set[str]],
+    matches: Sequence[Sequence[Any]],
+    best: int,
+    missing: Sequence[Value],
+) -> list[int]:
+    """The other rows a claim that lists values is about: "there was no night flow on 1 and
+    2 November" speaks of two rows. A missing value listed with a value of the claim's row
+    is in another row that says the same of it — it holds every other value and every word
+    of the claim that the claim's row holds — or it stays missing (a value from another
+    row: "LR-771 and LR-779 were approved" where only LR-771's row says approved)."""
+    out: list[int] = []
+    index = {id(v): k for k, v in enumerate(values)}
+    for group in _lists(content, values):
+        if not any(matches[best][index[id(v)]].present for v in group):
+            continue
+        blanked = content
+        for v in sorted(group, key=lambda v: -v.span[0]):
+            blanked = blanked[: v.span[0]] + " " + blanked[v.span[1] :]
+        said = content_terms(blanked) & row_terms[best]
+        others = [k for k, v in enumerate(values) if v not in group and matches[best][k].present]
+        for v in group:
+            if v not in missing:
+                continue
+            for i, row_matches in enumerate(matches):
+                if (
+                    i != best
+                    and i not in out
+                    and row_matches[index[id(v)]].present
+                    and all(row_matches[k].present for k in others)
+                    and said <= row_terms[i]
+                ):
+                    out.append(i)
+                    break
+    return out
 
 
 _COUNT_OF = re.compile(r"\s+of\s+(?:the|its|their|our|his|her|these|those)\b", re.IGNORECASE)
