@@ -16,7 +16,9 @@ Prose (anything else) gives ``None``: it is checked as a whole, as before.
 :func:`row_check` finds the claim's row — the record holding most of the claim's
 *distinctive* terms (terms some records have and others do not: the entity), then most of
 its values — and reports which of the claim's values that row lacks and which of those
-another row holds (a value taken from another row). Pure Python.
+another row holds (a value taken from another row). Values the claim lists together ("on 1
+and 2 November") may each be in a row of its own, when those rows say the same of them.
+Pure Python.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.attribution.protected import content_terms
-from pytest_provenai.attribution.values import Value, match_values
+from pytest_provenai.attribution.values import Value, ValueMatch, match_values
 
 __all__ = [
     "RowCheck",
@@ -204,10 +206,11 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             matches[i] = match_values(values, rows[i] + totals, missing_quantity_unit=True)
         best = max(candidates, key=lambda i: (sum(m.present for m in matches[i]), -i))
         row = rows[best] + totals
-    missing = [m.value for m in matches[best] if not m.present]
-    for i in _listed_rows(content, values, row_terms, matches, best, missing):
+    absent = [k for k, m in enumerate(matches[best]) if not m.present]
+    for i in _listed_rows(content, values, row_terms, matches, best):
         row += f"\n{rows[i]}"
-        missing = [v for v in missing if not matches[i][values.index(v)].present]
+        absent = [k for k in absent if not matches[i][k].present]
+    missing = [values[k] for k in absent]
     other = [
         v.text
         for v in missing
@@ -224,20 +227,21 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
 _LIST_JOIN = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|&)\s*", re.IGNORECASE)
 
 
-def _lists(content: str, values: Sequence[Value]) -> list[list[Value]]:
-    """The claim's values listed together: of one kind, joined by "and" / "or" / commas
-    ("on 1 and 2 November", "HM-12 and HM-21")."""
-    groups: list[list[Value]] = []
-    for v in sorted(values, key=lambda v: v.span):
-        last = groups[-1][-1] if groups else None
+def _lists(content: str, values: Sequence[Value]) -> list[list[int]]:
+    """The positions of the claim's values listed together: of one kind, joined by "and" /
+    "or" / commas ("on 1 and 2 November", "HM-12 and HM-21")."""
+    groups: list[list[int]] = []
+    for k in sorted(range(len(values)), key=lambda k: values[k].span):
+        last = values[groups[-1][-1]] if groups else None
+        v = values[k]
         if (
             last is not None
             and v.kind == last.kind
             and _LIST_JOIN.fullmatch(content[last.span[1] : v.span[0]])
         ):
-            groups[-1].append(v)
+            groups[-1].append(k)
         else:
-            groups.append([v])
+            groups.append([k])
     return [g for g in groups if len(g) > 1]
 
 
@@ -245,34 +249,34 @@ def _listed_rows(
     content: str,
     values: Sequence[Value],
     row_terms: Sequence[set[str]],
-    matches: Sequence[Sequence[Any]],
+    matches: Sequence[Sequence[ValueMatch]],
     best: int,
-    missing: Sequence[Value],
 ) -> list[int]:
     """The other rows a claim that lists values is about: "there was no night flow on 1 and
-    2 November" speaks of two rows. A missing value listed with a value of the claim's row
-    is in another row that says the same of it — it holds every other value and every word
-    of the claim that the claim's row holds — or it stays missing (a value from another
-    row: "LR-771 and LR-779 were approved" where only LR-771's row says approved)."""
+    2 November" speaks of two rows. A value listed with a value of the claim's row and
+    missing from it is in another row that says the same of it — it holds every other value
+    and every word of the claim that the claim's row holds — or it stays missing (a value
+    from another row: "LR-771 and LR-779 were approved" where only LR-771's row says
+    approved)."""
     out: list[int] = []
-    index = {id(v): k for k, v in enumerate(values)}
     for group in _lists(content, values):
-        if not any(matches[best][index[id(v)]].present for v in group):
+        if not any(matches[best][k].present for k in group):
             continue
         blanked = content
-        for v in sorted(group, key=lambda v: -v.span[0]):
-            blanked = blanked[: v.span[0]] + " " + blanked[v.span[1] :]
+        for k in sorted(group, key=lambda k: -values[k].span[0]):
+            start, end = values[k].span
+            blanked = blanked[:start] + " " + blanked[end:]
         said = content_terms(blanked) & row_terms[best]
-        others = [k for k, v in enumerate(values) if v not in group and matches[best][k].present]
-        for v in group:
-            if v not in missing:
+        others = [k for k in range(len(values)) if k not in group and matches[best][k].present]
+        for k in group:
+            if matches[best][k].present:
                 continue
             for i, row_matches in enumerate(matches):
                 if (
                     i != best
                     and i not in out
-                    and row_matches[index[id(v)]].present
-                    and all(row_matches[k].present for k in others)
+                    and row_matches[k].present
+                    and all(row_matches[j].present for j in others)
                     and said <= row_terms[i]
                 ):
                     out.append(i)
