@@ -1,8 +1,9 @@
 """Protected values read by their meaning (issue 23): dates and times with ``dateparser``,
 quantities and units with ``pint``, number words with ``number-parser``; versions and
 identifiers kept whole; what no library reads (spoken clock times, "7.30pm", day/month/year
-with slashes or dots, durations in two units or with a fraction, "a dozen") by the shapes
-here.
+with slashes or dots, durations in two units or with a fraction, "a dozen", "£1.2m") by the
+shapes here. A hedge or a comparison before a number ("about 40 minutes", "up to 4") is
+kept as the value's ``bound``.
 
 A value is found by its *shape* (a token with a digit, a month name, a number word, a
 ``am/pm`` time) and read by the library for its *meaning*: ``20:00`` = ``8 pm``,
@@ -95,7 +96,6 @@ _TIME_UNITS = {
 #: A time unit after its number: a word, or one letter written on the number ("1h 20m"; "5 m"
 #: is five metres).
 _TIME_UNIT = r"(?:[ \t]*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)|[hms])"
-_AMOUNT = rf"(?:an?|one|\d+(?:\.\d+)?|{_NUMWORDS})"
 #: Durations no single library reads: two units ("1 hr 20 min", "1h 20m", "an hour and 25
 #: minutes", "2 days and 3 hours"), a unit and a fraction after it ("an hour and a half"), a
 #: fraction of a unit ("half an hour", "a quarter of an hour", "three quarters of an hour",
