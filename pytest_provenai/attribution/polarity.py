@@ -14,6 +14,7 @@ listed). No maintained lexicon installs from PyPI with its data: WordNet (``nltk
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pytest_provenai.attribution.protected import content_terms
@@ -130,20 +131,28 @@ def _stem(word: str) -> str:
     return word[:6]
 
 
-def _flag(claim: str, unit: str) -> str | None:
-    """The yes/no field (:func:`~pytest_provenai.attribution.rows.field`) of ``unit`` whose
-    words the claim says (every content word of the field name, by :func:`_stem`) with the
-    opposite polarity: the claim negates a ``yes`` field or affirms a ``no`` one. The field
-    as written, or None."""
+def _said_fields(claim: str, unit: str, *, shortest: int = 1) -> Iterator[tuple[str, str]]:
+    """(the line as written, its value) of each ``key: value`` field of ``unit``
+    (:func:`~pytest_provenai.attribution.rows.field`) whose name the claim says: every
+    content word of the name of at least ``shortest`` letters, by :func:`_stem`."""
     said = {_stem(t) for t in content_terms(claim)}
-    negated = negates(claim)
     for part in re.split(r"[;\n]", unit):
         kv = field(part)
-        if kv is None or kv[1].casefold() not in _YES_NO:
+        if kv is None:
             continue
-        terms = content_terms(kv[0])
-        if terms and all(_stem(t) in said for t in terms) and negated == _YES_NO[kv[1].casefold()]:
-            return part.strip()
+        terms = {t for t in content_terms(kv[0]) if len(t) >= shortest}
+        if terms and all(_stem(t) in said for t in terms):
+            yield part.strip(), kv[1].casefold()
+
+
+def _flag(claim: str, unit: str) -> str | None:
+    """The yes/no field of ``unit`` the claim says (:func:`_said_fields`) with the opposite
+    polarity: the claim negates a ``yes`` field or affirms a ``no`` one. The field as
+    written, or None."""
+    negated = negates(claim)
+    for part, value in _said_fields(claim, unit):
+        if value in _YES_NO and negated == _YES_NO[value]:
+            return part
     return None
 
 
@@ -152,20 +161,13 @@ _NONE = re.compile(r"(?:0+(?:\.0+)?|none|nil)\s*$", re.IGNORECASE)
 
 def _says_none(claim: str, unit: str) -> bool:
     """Whether the claim's negation is what a field of ``unit`` says: the claim negates and
-    says every word of a field whose value is ``no``, ``false``, ``0`` or ``none`` ("there
-    was no night flow" against ``night_flow_l_per_h: 0``; one- and two-letter unit parts of
-    the name aside)."""
-    if not negates(claim):
-        return False
-    said = {_stem(t) for t in content_terms(claim)}
-    for part in re.split(r"[;\n]", unit):
-        kv = field(part)
-        if kv is None or not (_YES_NO.get(kv[1].casefold()) is False or _NONE.match(kv[1])):
-            continue
-        terms = {t for t in content_terms(kv[0]) if len(t) > 2}
-        if terms and all(_stem(t) in said for t in terms):
-            return True
-    return False
+    says a field whose value is ``no``, ``false``, ``0`` or ``none`` ("there was no night
+    flow" against ``night_flow_l_per_h: 0``; one- and two-letter unit parts of the name
+    aside)."""
+    return negates(claim) and any(
+        _YES_NO.get(value) is False or _NONE.match(value)
+        for _, value in _said_fields(claim, unit, shortest=3)
+    )
 
 
 @dataclass(frozen=True)

@@ -182,10 +182,7 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     table_level = [i for i in range(len(rows)) if i not in data] if len(data) >= 2 else []
     candidates = data if table_level else list(range(len(rows)))
     # the entity is named by words and identifiers, never by the values under check
-    named = content
-    for v in sorted(values, key=lambda v: -v.span[0]):
-        if v.kind not in ("identifier", "text") and v.span[1] <= len(named):
-            named = named[: v.span[0]] + " " + named[v.span[1] :]
+    named = _cut(content, [v for v in values if v.kind not in ("identifier", "text")])
     terms = content_terms(named)
     row_terms = [content_terms(r) for r in rows]
     cand_terms = [row_terms[i] for i in candidates]
@@ -222,6 +219,14 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
         )
     ]
     return RowCheck(True, row, tuple(v.text for v in missing), tuple(other))
+
+
+def _cut(text: str, values: Sequence[Value]) -> str:
+    """``text`` without the spans of ``values`` (each cut to one space)."""
+    for v in sorted(values, key=lambda v: -v.span[0]):
+        if v.span[1] <= len(text):
+            text = text[: v.span[0]] + " " + text[v.span[1] :]
+    return text
 
 
 _LIST_JOIN = re.compile(r"\s*(?:,\s*(?:and|or)?|and|or|&)\s*", re.IGNORECASE)
@@ -262,11 +267,7 @@ def _listed_rows(
     for group in _lists(content, values):
         if not any(matches[best][k].present for k in group):
             continue
-        blanked = content
-        for k in sorted(group, key=lambda k: -values[k].span[0]):
-            start, end = values[k].span
-            blanked = blanked[:start] + " " + blanked[end:]
-        said = content_terms(blanked) & row_terms[best]
+        said = content_terms(_cut(content, [values[k] for k in group])) & row_terms[best]
         others = [k for k in range(len(values)) if k not in group and matches[best][k].present]
         for k in group:
             if matches[best][k].present:

@@ -527,8 +527,7 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         m = re.fullmatch(_DOZEN, bare, re.IGNORECASE)
         assert m is not None
         count = m.group("n").casefold()
-        n = 0.5 if count.startswith("half") else 1.0 if count in ("a", "an", "one") else None
-        n = n if n is not None else _digits(count) or _number_words(count)
+        n = 0.5 if count.startswith("half") else _amount(count)
         return None if n is None else Value(bare, "number", 12.0 * n, True, span)
     # quantity / number
     m = re.match(
@@ -842,6 +841,20 @@ _HEADER_UNITS = {
 }
 
 
+def _named_units(folded_evidence: str, *, attached: bool) -> list[tuple[float, str, float, str]]:
+    """The units the evidence names as header words ("reading_m3", "weight_kg",
+    "Weight (kg)"), each read as one of its unit; ``attached``: only those written on a
+    field or column name after ``_`` or ``(``."""
+    pattern = r"(?:_|\()([a-z0-9]+)\b" if attached else r"[a-z0-9]+"
+    out = []
+    for token in set(re.findall(pattern, folded_evidence)):
+        unit = _HEADER_UNITS.get(token)
+        one = _quantity(1.0, unit) if unit else None
+        if one is not None:
+            out.append(one)
+    return out
+
+
 def _header_units(v: Value, folded_evidence: str) -> tuple[bool, bool]:
     """(the evidence names the claim quantity's own unit, it names another unit of the same
     dimension) — units written as header words ("reading_m3", "weight_kg")."""
@@ -849,12 +862,8 @@ def _header_units(v: Value, folded_evidence: str) -> tuple[bool, bool]:
     same = other_named = False
     if own is None:
         return same, other_named
-    for token in set(re.split(r"[^a-z0-9]+", folded_evidence)):
-        unit = _HEADER_UNITS.get(token)
-        if unit is None:
-            continue
-        other = _quantity(1.0, unit)
-        if other is None or other[1] != v.key[1]:
+    for other in _named_units(folded_evidence, attached=False):
+        if other[1] != v.key[1]:
             continue
         if abs(other[0] - own[0]) > 1e-9 * max(abs(own[0]), 1.0):
             other_named = True
@@ -867,10 +876,8 @@ def _in_header_unit(v: Value, have: Sequence[Value], folded_evidence: str) -> bo
     """Whether the evidence states quantity ``v`` as a number under a field or column whose
     name ends in a unit of its dimension ("2 litres" against ``volume_ml: 2000``, "an hour
     and a half" against ``duration_min | 90``)."""
-    for token in re.findall(r"(?:_|\()([a-z0-9]+)\b", folded_evidence):
-        unit = _HEADER_UNITS.get(token)
-        one = _quantity(1.0, unit) if unit else None
-        if one is None or one[1] != v.key[1] or not one[0]:
+    for one in _named_units(folded_evidence, attached=True):
+        if one[1] != v.key[1] or not one[0]:
             continue
         n = v.key[0] / one[0]
         for b in have:
@@ -958,12 +965,13 @@ def match_values(
                     for b in have
                 )
                 own_named, other_named = _header_units(v, folded) if present else (False, False)
-                if present and other_named and not own_named:
-                    present = False  # "9,860 miles" against a column "odometer_km | 9,860"
-                    if not _in_header_unit(v, have, folded):
-                        out.append(ValueMatch(v, False, True))
-                        continue
-                present = present or _in_header_unit(v, have, folded)
+                # "9,860 miles" against a column "odometer_km | 9,860": another unit's number
+                other_unit = present and other_named and not own_named
+                converted = _in_header_unit(v, have, folded)
+                if other_unit and not converted:
+                    out.append(ValueMatch(v, False, True))
+                    continue
+                present = (present and not other_unit) or converted
         conflicting = not present and any(_kin(v, b) for b in have)
         out.append(ValueMatch(v, present, conflicting))
     return out
