@@ -246,6 +246,20 @@ def test_a_field_name_does_not_hold_a_claim_in_its_record() -> None:
     assert anchor(r, valued, valued, outputs) is r
 
 
+def test_a_value_written_differently_does_not_hold_a_claim_in_the_choice() -> None:
+    """The news item says "24 July" in words, the gauge feed ``2032-07-24T06:00``: the
+    date is compared by meaning, so its words ("july", "24") do not keep the claim in the
+    news item, which holds none of its values."""
+    outputs = {
+        "news": "A flood alert covers Felling Weir; levels peak early on 24 July.",
+        "gauge": '{"station": "Felling Weir", "readings": [{"time": "2032-07-24T06:00", '
+        '"level": 1.26}]}',
+    }
+    r = route([1.0, 0.0], {"news": [1.0, 0.0], "gauge": [0.8, 0.6]})
+    claim = "The Felling Weir level read 1.26 at 06:00 on 24 July 2032."
+    assert anchor(r, claim, claim, outputs).source == "gauge"
+
+
 def test_anchoring_leaves_the_route_alone_when_it_cannot_tell() -> None:
     r = route([1.0, 0.0], {"b1": [1.0, 0.0], "b2": [0.8, 0.6]})
     # the centroid's choice holds every value: nothing to move

@@ -404,3 +404,46 @@ def test_any_text_decomposes_without_raising_and_ranges_hold(seed: int) -> None:
         assert a.status in ("stated", "ambiguous", "implied", "unavailable")
         assert (a.family is not None) == (a.status == "stated") or a.status == "implied"
         assert a.rule is None or a.status == "stated"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        ("Morning! Here's where things stand with M-03.", True),
+        ("Hi Sam, here's where the Pellow Cove fieldwork stands.", True),
+        ("Good morning, Sam!", True),
+        ("I'll send reminders to the families who still owe.", True),
+        ("Any other questions from Devika, just forward them on.", True),
+        # a greeting or a framing before a fact keeps the fact checkable
+        ("Dear customer, the fee is £40.", False),
+        ("Morning! The fee is £40.", False),
+        ("Here's what the invoice says: £40 is due.", False),
+        ("I'll note that the invoice was £40.", False),
+        ("Morning high water is at 10:52.", False),
+        ("Hello Fresh delivered 3 boxes.", False),
+    ],
+)
+def test_greetings_framings_and_the_agents_own_plans_assert_nothing(
+    sentence: str, pleasantry: bool
+) -> None:
+    assert is_pleasantry(sentence) is pleasantry
+
+
+@pytest.mark.parametrize(
+    ("sentence", "phrase"),
+    [
+        (
+            "According to the consent tracker, 54 of the 62 students invited have returned "
+            "their forms.",
+            "According to the consent tracker, ",
+        ),
+        ("Six forms are still outstanding, and two families have said no.", None),
+        ("Tarnby Coaches Ltd confirmed booking TC-88417 for a 70-seat coach.", None),
+        ("The shipping manifest says 40 crates left.", "The shipping manifest says "),
+    ],
+)
+def test_an_unknown_subject_of_a_reporting_verb_needs_a_determiner_and_no_number(
+    sentence: str, phrase: str | None
+) -> None:
+    spans = find_spans(sentence, lambda noun_phrase: False)
+    assert [sentence[s.start : s.end] for s in spans] == ([phrase] if phrase else [])

@@ -304,3 +304,54 @@ def test_a_conflict_makes_the_claim_contradicted_whatever_the_score() -> None:
     assert d.verdict == "contradicted" and d.reasons == ("antonym_conflict",)
     d = decide(**common, unparsed=("31 February",))  # type: ignore[arg-type]
     assert d.as_dict()["unparsed_values"] == ["31 February"]
+
+
+# -- eleventh round: shapes found in domains written by other authors ------------------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "present"),
+    [
+        ("It was promised for midday on 16 June.", "promised for: 2032-06-16 12:00", True),
+        ("It was promised for midnight.", "promised for: 2032-06-16 12:00", False),
+        ("The JPEG is 4032 by 3024 pixels.", "type: image/jpeg, 4032x3024", True),
+        ("The photo is 4032x3024.", "dimensions: 4032 x 3024", True),
+        ("The photo is 4032x3042.", "dimensions: 4032 x 3024", False),
+    ],
+)
+def test_noon_and_sizes_are_read_by_meaning(claim: str, evidence: str, present: bool) -> None:
+    values = read_values(claim)
+    assert all(m.present for m in match_values(values, [evidence])) is present
+
+
+def test_a_size_needs_a_unit_after_by_and_one_is_a_pronoun_after_a_determiner() -> None:
+    assert [v.kind for v in read_values("Sales rose to 4 by 2031.")] == ["number", "date"]
+    assert read_values("That one is led by Mr Conall Breedon.") == []
+    assert [v.key for v in read_values("Only one coach is booked.")] == [1.0]
+
+
+def test_a_clause_that_names_another_row_takes_that_rows_value() -> None:
+    invoice = (
+        '{"lines": [{"item": "Water charge", "amount": 9.50}, '
+        '{"item": "Society membership", "amount": 5.00}, '
+        '{"item": "Half plot rent", "amount": 34.00}]}'
+    )
+    both = "Water charge: £9.50; membership: £5."
+    assert row_check(both, read_values(both), invoice).other_row == ()
+    swapped = "The water charge is £5."
+    assert row_check(swapped, read_values(swapped), invoice).other_row == ("£5",)
+    # a clause naming the claim's own row keeps the other row's value a conflict
+    mixed = "The water charge, unlike membership, is £5."
+    assert row_check(mixed, read_values(mixed), invoice).other_row == ("£5",)
+
+
+def test_one_negative_in_two_forms_and_null_fields_are_no_conflict() -> None:
+    rule = "A tenancy whose rent is not paid within 40 days of the due date may be ended."
+    said = polarity(
+        "A tenancy can be ended if the rent is still unpaid 40 days after the due date.", rule
+    )
+    assert not said.negation and said.antonym is None
+    record = "tenant: Jun-ho Castellane\ndiscount: None\nmethod: bank transfer\nstatus: paid"
+    assert not polarity("Jun-ho Castellane's bill was settled by bank transfer.", record).negation
+    assert polarity("Jun-ho Castellane's bill has a discount.", record).negation
+    assert polarity("The invoice is unpaid.", "status: paid\ntotal: 40").antonym is not None

@@ -115,10 +115,23 @@ _PLEASANTRY = re.compile(
     | (?:what\s+(?:a|an)\s+)?(?:lovely|great|wonderful|fantastic|brilliant|excellent|nice|
       amazing|super|terrific|good|impressive|fine)\s+(?:result|results|news|work|job|choice|idea|
       question|outcome|effort|start|finish|day|week|season|summer|year|find|catch)\b
+    | here(?:['’]s|\s+is|\s+are)\s+(?:where|what|how|(?:the|a|an)\s+(?:quick\s+|short\s+|
+      brief\s+)?(?:latest|update|summary|rundown|round-?up|picture|overview)\b)[^:;]*$
+    | i(?:['’]ll|\s+will|\s+shall|['’]m\s+going\s+to|\s+am\s+going\s+to)\s+
+      (?!(?:be|have|need|note|confirm|say|add|mention|point|repeat|summari[sz]e|list|explain|
+      quote|report|stress|flag)\b)[a-z]+
+    | any\s+(?:other|more|further)\b[^.?!]*,\s*(?:just\s+)?(?:forward|send|pass|ask|bring|
+      drop|let|tell)\b
     | no\s+(?:problem|worries)\b | you['’]re\s+welcome | my\s+pleasure | happy\s+(?:to\s+help|
       hunting|planning|brewing|baking|travels|travelling|traveling|holidays|reading|climbing)\b
     )""",
     re.IGNORECASE | re.VERBOSE,
+)
+#: A greeting that opens a sentence, a name after it ("Hi Sam, here's where …").
+_GREETING = re.compile(
+    r"^[\W_]*(?:hi|hello|hey|hiya|dear|(?:good\s+)?(?:morning|afternoon|evening))\b"
+    r"(?:[ \t]+[A-Z][\w'’-]*)?[ \t]*[,!.]",
+    re.IGNORECASE,
 )
 _PROPER_START = re.compile(r"^[\W_]*[A-Z][\w'’-]*\s+(?!I\b)[A-Z][\w'’-]*")
 
@@ -135,6 +148,11 @@ def is_pleasantry(text: str) -> bool:
     stripped = _TAG.sub("", text).strip()
     if not stripped:
         return False
+    greeting = _GREETING.match(stripped)
+    if greeting is not None:
+        # "Hi Sam, here's where things stand." greets; "Dear customer, the fee is £40." asserts
+        rest = re.sub(r"^[A-Z][\w'’-]*[ \t]*[,!.]", "", stripped[greeting.end() :].strip())
+        return not rest.strip() or is_pleasantry(rest.strip())
     if _PROPER_START.match(stripped):
         return False
     if _PLEASANTRY.match(stripped):

@@ -112,6 +112,38 @@ def _prefix_opposite(claim: str, unit: str) -> tuple[str, str] | None:
     return None
 
 
+_NOT_BEFORE = r"\b(?:not|never)\s+(?:(?:yet|been|be|being)\s+){0,2}"
+
+
+def _one_negative_form(claim: str, unit: str) -> tuple[str, str]:
+    """``claim`` and ``unit`` with "not paid" written "unpaid" wherever the other side says
+    "unpaid" (or "non-…"): the same negative in two forms is no negation conflict."""
+    texts = [claim, unit]
+    for side in (0, 1):
+        for m in re.finditer(r"\b(un|non-?)([^\W\d_]{4,})", texts[side], re.IGNORECASE):
+            prefix, stem = m.group(1), m.group(2)
+            other = 1 - side
+            texts[other] = re.sub(
+                _NOT_BEFORE + re.escape(stem) + r"\b",
+                prefix + stem,
+                texts[other],
+                flags=re.IGNORECASE,
+            )
+    return texts[0], texts[1]
+
+
+def _talked_about(claim: str, unit: str) -> str:
+    """The fields of a ``key: value`` record that share a content word with ``claim`` (the
+    whole unit when none does, or when it is no record): a null ``discount: None`` says
+    nothing about a claim on how a bill was settled."""
+    lines = [line for line in unit.split("\n") if line.strip()]
+    if len(lines) < 2 or not all(field(line) for line in lines):
+        return unit
+    terms = content_terms(claim)
+    kept = [line for line in lines if content_terms(line) & terms]
+    return "\n".join(kept) if kept else unit
+
+
 def negates(text: str) -> bool:
     """Whether ``text`` has a negating word ("not", "never", "no" — not the numbering
     "No. 2")."""
@@ -190,11 +222,12 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     """Compare the polarity of ``claim`` with the evidence ``unit`` (a chunk or a row);
     ``fields=False`` leaves the yes/no fields out (a claim that counts rows, "two of the
     three books have not been returned", is about the table, not the row's field)."""
-    claim_words = set(_words(claim))
-    unit_words = set(_words(unit))
+    said_c, said_u = _one_negative_form(claim, _talked_about(claim, unit))
+    claim_words = set(_words(said_c))
+    unit_words = set(_words(_one_negative_form(claim, unit)[1]))
     shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
-    neg_c = negates(claim)
-    neg_u = negates(unit)
+    neg_c = negates(said_c)
+    neg_u = negates(said_u)
     negation = neg_c != neg_u and len(shared) >= 2 and not (fields and _says_none(claim, unit))
     antonym: tuple[str, str] | None = None
     for w in sorted(claim_words):

@@ -11,6 +11,8 @@ that lacks the claim's values. The claim is then moved to the one other output t
 *all* of them, and only when nothing the claim names or says that the centroid's choice
 holds is missing from that output (otherwise a value taken from another record, "Priya
 entered 6 subjects" when the 6 is another person's, would be moved to that record and pass).
+Only the claim's words count here, its values cut out: they were compared by meaning ("24
+July 2032" is in ``2032-07-24T06:00``, whose tokens hold no "july").
 A word the choice has only as a field name (``meter`` in ``meter: FVW-88302``) names the
 kind of record, not this record, and does not hold the claim there.
 
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.attribution.protected import claim_values, content_terms
-from pytest_provenai.attribution.rows import without_keys
+from pytest_provenai.attribution.rows import cut_values, without_keys
 from pytest_provenai.attribution.support import names
 from pytest_provenai.attribution.values import match_values
 
@@ -128,7 +130,10 @@ def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Ro
         if _says(chosen, name) and not _says(other, name):
             return r
     chosen_terms, other_terms = content_terms(without_keys(chosen)), content_terms(other)
-    if any(t in chosen_terms and t not in other_terms for t in content_terms(content)):
+    # words only: the values were compared by meaning above ("24 July 2032" is in
+    # "2032-07-24T06:00", whose tokens hold no "july")
+    words = cut_values(content, [v for v in claim_values(content) if v.kind != "text"])
+    if any(t in chosen_terms and t not in other_terms for t in content_terms(words)):
         return r
     score = dict(r.ranking)[target]
     return Route(target, score, score - r.score, r.ranking, "value_anchored")

@@ -36,6 +36,7 @@ __all__ = [
     "RowCheck",
     "counted",
     "counts_rows",
+    "cut_values",
     "field",
     "records",
     "row_check",
@@ -182,7 +183,7 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     table_level = [i for i in range(len(rows)) if i not in data] if len(data) >= 2 else []
     candidates = data if table_level else list(range(len(rows)))
     # the entity is named by words and identifiers, never by the values under check
-    named = _cut(content, [v for v in values if v.kind not in ("identifier", "text")])
+    named = cut_values(content, [v for v in values if v.kind not in ("identifier", "text")])
     terms = content_terms(named)
     row_terms = [content_terms(r) for r in rows]
     cand_terms = [row_terms[i] for i in candidates]
@@ -204,7 +205,8 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
         best = max(candidates, key=lambda i: (sum(m.present for m in matches[i]), -i))
         row = rows[best] + totals
     absent = [k for k, m in enumerate(matches[best]) if not m.present]
-    for i in _listed_rows(content, values, row_terms, matches, best):
+    named_too = _clause_rows(content, values, absent, distinctive, row_terms, matches, best)
+    for i in sorted({*_listed_rows(content, values, row_terms, matches, best), *named_too}):
         row += f"\n{rows[i]}"
         absent = [k for k in absent if not matches[i][k].present]
     missing = [values[k] for k in absent]
@@ -221,7 +223,45 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     return RowCheck(True, row, tuple(v.text for v in missing), tuple(other))
 
 
-def _cut(text: str, values: Sequence[Value]) -> str:
+_CLAUSE = re.compile(r"[^;,]+")
+
+
+def _clause_rows(
+    content: str,
+    values: Sequence[Value],
+    absent: Sequence[int],
+    distinctive: set[str],
+    row_terms: Sequence[set[str]],
+    matches: Sequence[Sequence[ValueMatch]],
+    best: int,
+) -> set[int]:
+    """Rows that a clause of the claim names for itself: "Water charge: £9.50; membership:
+    £5." gives each item its amount. A missing value's clause (between commas and
+    semicolons) that names words of another row holding the value, and none that only the
+    claim's row has, speaks of that row; a clause that also names the claim's row ("Tomasz
+    paid £24.50 through ParentPay") does not."""
+    out: set[int] = set()
+    blank = content
+    for v in values:  # the values blanked in place, so clause offsets still hold
+        blank = blank[: v.span[0]] + " " * (v.span[1] - v.span[0]) + blank[v.span[1] :]
+    for k in absent:
+        span = values[k].span
+        clause = next(
+            (m.group(0) for m in _CLAUSE.finditer(blank) if m.start() <= span[0] < m.end()),
+            "",
+        )
+        own = content_terms(clause) & distinctive
+        if not own or own & row_terms[best]:
+            continue
+        out.update(
+            i
+            for i in range(len(row_terms))
+            if i != best and own & row_terms[i] and matches[i][k].present
+        )
+    return out
+
+
+def cut_values(text: str, values: Sequence[Value]) -> str:
     """``text`` without the spans of ``values`` (each cut to one space)."""
     for v in sorted(values, key=lambda v: -v.span[0]):
         if v.span[1] <= len(text):
@@ -267,7 +307,7 @@ def _listed_rows(
     for group in _lists(content, values):
         if not any(matches[best][k].present for k in group):
             continue
-        said = content_terms(_cut(content, [values[k] for k in group])) & row_terms[best]
+        said = content_terms(cut_values(content, [values[k] for k in group])) & row_terms[best]
         others = [k for k in range(len(values)) if k not in group and matches[best][k].present]
         for k in group:
             if matches[best][k].present:

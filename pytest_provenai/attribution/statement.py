@@ -424,6 +424,10 @@ _REPORTING = frozenset(
     "says said states stated notes noted lists listed reports reported mentions mentioned "
     "indicates indicated confirms confirmed returned shows showed suggests suggested".split()
 )
+_COUNT_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve most many some few "
+    "all both several".split()
+)
 _PHRASAL_HEAD = frozenset(
     "turn turns turned call calls called set sets point points came comes".split()
 )
@@ -527,6 +531,18 @@ def _with_context(text: str, start: int, end: int, closing: str) -> tuple[int, i
         stop = text.rfind(",", start, end)
         return lead, stop + 1 if stop > start else end
     return start, end
+
+
+def _names_a_thing(text: str, tokens: list[Token], words: list[Token]) -> bool:
+    """Whether an unknown noun phrase before a reporting verb may be a source: it has a
+    determiner or a possessive ("the shipping manifest says", "the file's notes say") and
+    no number ("54 of the 62 students have returned", "two families have said" and "Tarnby
+    Coaches Ltd confirmed" are what the claim asserts, not where it comes from)."""
+    if any(any(ch.isdigit() for ch in w[0]) or w[0] in _COUNT_WORDS for w in words):
+        return False
+    determined = tokens[0][0] in _DETERMINERS
+    possessive = any(re.search(r"['’]s$", text[w[1] : w[2]]) for w in words)
+    return determined or possessive
 
 
 def find_spans(text: str, names_source: NamesSource) -> list[Span]:
@@ -655,7 +671,11 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
             if names_source(noun) and (say or names_a_source_noun(noun)):
                 chosen = (words, k, width, say)
                 break
-            if fallback is None and tokens[k][0] in _REPORTING:
+            if (
+                fallback is None
+                and tokens[k][0] in _REPORTING
+                and _names_a_thing(text, tokens, words)
+            ):
                 fallback = (words, k, width, say)
         pick = chosen or fallback
         if pick is None:

@@ -1,9 +1,9 @@
 """Protected values read by their meaning (issue 23): dates and times with ``dateparser``,
 quantities and units with ``pint``, number words with ``number-parser``; versions and
 identifiers kept whole; what no library reads (spoken clock times, "7.30pm", day/month/year
-with slashes or dots, durations in two units or with a fraction, "a dozen", "£1.2m") by the
-shapes here. A hedge or a comparison before a number ("about 40 minutes", "up to 4") is
-kept as the value's ``bound``.
+with slashes or dots, durations in two units or with a fraction, "a dozen", "£1.2m", "noon",
+sizes such as "4032 by 3024 pixels" = "4032x3024") by the shapes here. A hedge or a
+comparison before a number ("about 40 minutes", "up to 4") is kept as the value's ``bound``.
 
 A value is found by its *shape* (a token with a digit, a month name, a number word, a
 ``am/pm`` time) and read by the library for its *meaning*: ``20:00`` = ``8 pm``,
@@ -137,6 +137,17 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("clock", _CLOCK_RE),
+    # two sizes of one thing ("4032x3024", "4032 x 3024", "4032 by 3024 pixels"); "by" only
+    # with a unit after it ("rose to 4 by 2031" is no size)
+    (
+        "dimensions",
+        re.compile(
+            r"\b\d{1,5}[ \t]*[x×][ \t]*\d{1,5}\b"
+            r"|\b\d{1,5}[ \t]+by[ \t]+\d{1,5}(?=[ \t]*(?:px|pixels?|mm|cm|m|metres?|meters?|"
+            r"in|inches|ft|feet)\b)",
+            re.IGNORECASE,
+        ),
+    ),
     (
         "time",
         re.compile(
@@ -221,9 +232,10 @@ _UNIT_ALIASES = {"kilo": "kilogram", "kilos": "kilogram", "kgs": "kilogram"}
 class Value:
     """One protected value: its text, its kind and its meaning.
 
-    ``kind``: date | time | datetime | week | version | identifier | quantity | number |
-    multiplier | text. ``key`` is the meaning compared: a date as ``(year, month, day)``
-    with None for a part not stated; a time as minutes after midnight; a quantity as
+    ``kind``: date | time | datetime | week | version | identifier | dimensions | quantity |
+    number | multiplier | text. ``key`` is the meaning compared: a date as ``(year, month,
+    day)`` with None for a part not stated; a time as minutes after midnight; dimensions as
+    the tuple of sizes; a quantity as
     (magnitude in base units, dimensionality, magnitude as written, unit as written); a
     number as its float; a version / identifier / text as the casefolded string.
     ``parsed`` is False when no library could read it (then it is compared as text).
@@ -406,6 +418,9 @@ def _clock(text: str, span: tuple[int, int]) -> Value | None:
 def _time(bare: str, span: tuple[int, int]) -> Value:
     """A time of day: "20:00", "8 pm", "7.30pm", "7:30 in the evening" (the part of the day
     moves an hour before noon into the afternoon or evening)."""
+    named = {"noon": 720, "midday": 720, "midnight": 0}.get(bare.casefold())
+    if named is not None:  # dateparser reads none of the three
+        return Value(bare, "time", named, True, span)
     part = re.search(_DAY_PART + r"$", bare, re.IGNORECASE)
     clock = bare[: part.start()] if part else bare
     clock = re.sub(r"^(\d{1,2})\.([0-5]\d)", r"\1:\2", clock.strip())
@@ -517,6 +532,9 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
             assert parsed is not None
             return Value(bare, "datetime", (*key, parsed.hour * 60 + parsed.minute), True, span)
         return Value(bare, "date", key, True, span)
+    if kind == "dimensions":
+        sizes = tuple(int(n) for n in re.findall(r"\d+", bare))
+        return Value(bare, "dimensions", sizes, True, span)
     if kind == "clock":
         return _clock(bare, span)
     if kind == "time":
@@ -671,11 +689,16 @@ def read_values(text: str) -> list[Value]:
 
 
 def _filler(v: Value, text: str) -> bool:
-    """``one`` in "one of", "no one", "someone"…: not a count."""
+    """``one`` in "one of", "no one", "that one", "each one"…: a pronoun, not a count."""
     if v.kind != "number" or v.text.casefold() != "one":
         return False
     after = text[v.span[1] : v.span[1] + 4].casefold()
-    return after.startswith(" of") or after.startswith("'s")
+    before = text[max(0, v.span[0] - 8) : v.span[0]].casefold()
+    return (
+        after.startswith(" of")
+        or after.startswith("'s")
+        or re.search(r"\b(?:that|this|which|another|each|any|every)\s+$", before) is not None
+    )
 
 
 @dataclass(frozen=True)
@@ -759,7 +782,7 @@ def _same_as_written(a: Value, b: Value) -> bool:
         return bool(ka[0] == kb)
     if a.kind == "number" and b.kind in ("date", "datetime") and _YEAR_ONLY.match(a.text):
         return bool(ka == kb[0])  # "the summer 2031 timetable" against 2031-04-30
-    if a.kind in ("version", "identifier", "week"):
+    if a.kind in ("version", "identifier", "week", "dimensions"):
         return b.kind == a.kind and ka == kb
     if a.kind == "quantity":
         if b.kind == "quantity" and _money_of_rate(a, b):
@@ -793,7 +816,7 @@ def _kin(a: Value, b: Value) -> bool:
         return b.kind in ("time", "datetime")
     if a.kind == "number":
         return b.kind in ("number", "quantity")
-    if a.kind in ("version", "week"):
+    if a.kind in ("version", "week", "dimensions"):
         return b.kind == a.kind
     return False
 
