@@ -30,11 +30,12 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 
 # Gates of the hand-written test domains: regression floors just under the issue-23
 # verifier's measurement (docs/attribution.md), not the issue's targets.
-HANDWRITTEN_REJECT_F1 = 0.82  # measured 0.848 (first round 0.841)
-HANDWRITTEN_VERDICT_ACCURACY = 0.75  # measured 0.781 (153/196; first round 148); target 0.85
+# Six domains since the eleventh round (kayak_hire, by another author, joined the five).
+HANDWRITTEN_REJECT_F1 = 0.82  # measured 0.840 (five domains: 0.848 second round, 0.881 tenth)
+HANDWRITTEN_VERDICT_ACCURACY = 0.75  # measured 0.767 (188/245; five domains 0.821); target 0.85
 HANDWRITTEN_REPAIR = 0.95  # measured 1.0
-HANDWRITTEN_CONFLATION_LABEL = 0.7  # measured 8/10 (first round 6/10); target 1.0
-HANDWRITTEN_CONTROLS = 0.6  # measured 7/10 (first round 4/10); target 0.95
+HANDWRITTEN_CONFLATION_LABEL = 0.7  # measured 11/12 (first round 6/10); target 1.0
+HANDWRITTEN_CONTROLS = 0.6  # measured 11/12 (first round 4/10); target 0.95
 
 
 @pytest.mark.provenai_kind("mcp_trace")
