@@ -447,3 +447,75 @@ def test_an_unknown_subject_of_a_reporting_verb_needs_a_determiner_and_no_number
 ) -> None:
     spans = find_spans(sentence, lambda noun_phrase: False)
     assert [sentence[s.start : s.end] for s in spans] == ([phrase] if phrase else [])
+
+
+# -- twelfth round: cue shapes found in four more domains by other authors --------------------
+@pytest.mark.parametrize(
+    ("text", "family", "phrase"),
+    [
+        # first-person checks: "and", a dash or a colon ends the attribution
+        ("I checked the parcel and it weighs 4.2 kg.", "record", "I checked the parcel and "),
+        (
+            "I checked the parcel (P-118, Ada Quist) and it weighs 4.2 kg.",
+            "record",
+            "I checked the parcel (P-118, Ada Quist) and ",
+        ),
+        ("Checked the shipping terms: refunds take 14 days.", "document", None),
+        ("Looked at the depot log - van 3 left at 06:40.", "database", None),
+        # sentence-initial "In/On the X," with nouns of the lexicon
+        ("In the depot register, crate 14 is down as lost.", "database", None),
+        ("On the price list, a re-delivery is £4.", "document", "On the price list, "),
+        # per + an identifier; reporting verbs "flags", "came back with"
+        ("Per parcel P-118, the label was reprinted.", "record", "Per parcel P-118, "),
+        ("The depot tracker flags that crate 14 is late.", "database", None),
+        ("The web search came back with a 2029 opening date.", "search", None),
+        # a part noun before a number, the head of the phrase
+        ("Section 4 of the shipping terms says refunds take 14 days.", "document", None),
+        # newspaper names and content verbs ("covers", "ran", "caps", "dates")
+        ("The Harwick Gazette ran the story on 3 May.", "search", "The Harwick Gazette "),
+        ("A Harwick Echo piece from 2 June covers the depot fire.", "search", None),
+        ("No, the terms doc caps parcels at 30 kg.", "document", "the terms doc "),
+        ("The scan - the label info dates it to 09:12.", "metadata", None),
+        # a generic head naming a tool whose name ends with it
+        ("The depot 4 results show two late vans.", "database", None),
+    ],
+)
+def test_twelfth_round_cue_shapes(text: str, family: str, phrase: str | None) -> None:
+    tools = {**TOOLS, "depot_results": "database", "label_info": "metadata"}
+    a = find_attribution(text, tools)
+    assert (a.status, a.family) == ("stated", family), (text, a)
+    if phrase is not None:
+        assert a.phrase == phrase
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It costs £2 per page.",  # a rate: "per" + a weak noun without an identifier
+        "Tickets are £9 per ticket.",
+        "The parcel was checked the day before and passed.",  # no first person, mid-sentence
+        "Her best mark was 84 out of 100, in History paper 1.",  # a thing, not a source
+        "The show ran for two hours.",
+        "The plan covers three sites.",
+    ],
+)
+def test_twelfth_round_shapes_that_state_no_source(text: str) -> None:
+    assert find_attribution(text, TOOLS).status == "unavailable", text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        ("Sure, here's a draft for the bulletin.", True),
+        ("Hi Ola, here's the count for March that you were after.", True),
+        ("Can re-run it for the 15th if you want to compare.", True),
+        ("I can trim the photo for the bulletin if that helps.", True),
+        ("Hi Ola, it's good news on the sales front, so here's a quick recap.", True),
+        # offers that assert: a fact with a condition, a framing with a colon
+        ("Parcels can be collected from the depot if you want.", False),
+        ("Here's the count: 6 parcels.", False),
+        ("Right, the van left at 06:40.", False),
+    ],
+)
+def test_twelfth_round_offers_and_framings(sentence: str, pleasantry: bool) -> None:
+    assert is_pleasantry(sentence) is pleasantry

@@ -355,3 +355,81 @@ def test_one_negative_in_two_forms_and_null_fields_are_no_conflict() -> None:
     assert not polarity("Jun-ho Castellane's bill was settled by bank transfer.", record).negation
     assert polarity("Jun-ho Castellane's bill has a discount.", record).negation
     assert polarity("The invoice is unpaid.", "status: paid\ntotal: 40").antonym is not None
+
+
+# -- twelfth round: value shapes found in four more domains by other authors ------------------
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # a comma inside a number is no clause end: "at 3,600 W" is no clock time
+        ("The socket is capped at 3,600 W.", "max load: 3600 watts", [True]),
+        ("Visitors rose from 12,900 to 14,300.", "visits: 12,900 then 14,300", [True, True]),
+        # compound durations with spaced letters; durations written as a clock
+        ("The advert ran 2 min 45 s.", "advert dur=00:02:45", [True]),
+        ("She finished in 52 minutes 41 seconds.", "elapsed | 52:41", [True]),
+        ("The file runs for just over three hours.", '"duration": "03:00:07"', [True]),
+        ("The advert ran 2 min 45 s.", "advert dur=00:03:10", [False]),
+        ("The wait was 11 hours.", "opened 11:00", [False]),  # a time of day is no duration
+        # hedged times of day within a quarter of an hour
+        ("The fuse blew just after 10 pm.", "fuse blew 22:05", [True]),
+        ("The fuse blew just after 10 pm.", "fuse blew 22:40", [False]),
+        # "from 4 till 6 pm": the first hour takes the half of the day of the second
+        ("The show runs from 4 till 6 pm.", "slot: 16:00-18:00", [True, True]),
+        # day/month without a year, a day alone after "on the", EXIF dates
+        ("It has been shut since 13/08.", "closed_since: 2032-08-13", [True]),
+        ("It has been shut since 14/08.", "closed_since: 2032-08-13", [False]),
+        ("The pump was fixed on the 13th and tested.", "2032-08-13 07:40 pump fixed", [True]),
+        ("The photo was taken on 13 Aug.", "Date/Time Original : 2032:08:13 09:26:51", [True]),
+        ("The photo was taken on 12 Aug.", "Date/Time Original : 2032:08:13 09:26:51", [False]),
+        # electric units; sizes "by" without a unit when both have 3-5 digits
+        ("Hook-ups are 16 amp.", "hook-ups: 16 amp", [True]),
+        ("The inverter gives 3.6 kW.", "inverter: 3600 W", [True]),
+        ("The scan is 6000 by 4000.", "Image Size : 6000x4000", [True]),
+        # comparisons stated in other words
+        ("It rained 41 mm in less than three hours.", "41 mm in under three hours", [True, True]),
+        ("Start more than 4 minutes late and you are out.", "later than 4 minutes", [True]),
+        ("Start more than 5 minutes late and you are out.", "later than 4 minutes", [False]),
+    ],
+)
+def test_twelfth_round_values_by_meaning(claim: str, evidence: str, expected: list[bool]) -> None:
+    assert present(claim, evidence) == expected, [(v.text, v.kind) for v in read_values(claim)]
+
+
+def test_an_ordinal_after_the_is_a_day_only_when_nothing_follows_it() -> None:
+    assert [v.kind for v in read_values("She finished the 3rd lap on the 14th.")] == [
+        "number",
+        "date",
+    ]
+    assert [v.kind for v in read_values("Sales rose to 4000 by 2031.")] == ["number", "date"]
+
+
+def test_a_caption_is_said_of_every_row_and_a_footer_line_is_a_record() -> None:
+    results = (
+        "Spring race 5 - Sun 2033-04-27 - start 11:05\n"
+        "| pos | helm | class | elapsed |\n|---|---|---|---|\n"
+        "| 1 | Orla Pike | Merlin | 52:41 |\n| 2 | Ivo Marsh | Solo | 59:40 |\n"
+        "| 3 | Ada Quist | GP14 | 57:50 |\n"
+        "entries 3 | finishers 3 | OOD Gwen Hale"
+    )
+    split = records(results)
+    assert split is not None and split[-1].startswith("entries 3")
+
+    def check(claim: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        found = row_check(claim, read_values(claim), results)
+        return found.missing, found.other_row
+
+    # the caption's race and date are said of Orla's row, not of another record
+    assert check("Orla Pike won race 5 on 27 April 2033 in her Merlin.") == ((), ())
+    # a word only the footer has makes the footer the claim's row
+    assert check("Finishers: three") == ((), ())
+    assert check("Finishers: two") == (("two",), ())
+    # another row's value is still another row's
+    assert check("Orla Pike finished in 59:40.")[1] == ("59:40",)
+
+
+def test_a_zero_count_field_agrees_with_a_negated_claim() -> None:
+    row = "bollard: EHU-C1\npitch: C2\nkwh_24h: 5.8\ntrips_24h: 0"
+    assert not polarity("C2 used 5.8 kWh and never tripped.", row).negation
+    assert not polarity("C2 used 5.8 kWh with no trips.", row).negation
+    # the field's digits ("24h") need not be said; a negated claim against a count does
+    assert polarity("C2 used 5.8 kWh and never tripped.", row.replace(": 0", ": 2")).negation

@@ -73,7 +73,8 @@ _TEMPLATE = re.compile(
 
 # Conversation, not assertion: what a sentence opens with (after "Oh," / "And" / "Anyway,").
 _PLEASANTRY = re.compile(
-    r"""^[\W_]*(?:(?:oh|and|also|anyway|again|ok|okay|well|so|but|in\s+any\s+case)[,!]?\s+)?
+    r"""^[\W_]*(?:(?:oh|and|also|anyway|again|ok|okay|well|so|but|sure|right|in\s+any\s+case)
+    [,!]?\s+)?
     (?:
       (?:i|we)\s+(?:do\s+|really\s+|sincerely\s+)?hope\b
     | hope\s+(?:this|that|that['’]s|it|it['’]s|you|your|the|everything|all|things|so|we|they)\b
@@ -105,6 +106,10 @@ _PLEASANTRY = re.compile(
     | do\s+you\s+(?:want|need)\b | shall\s+i\b | should\s+i\b | want\s+me\s+to
     | (?:i\s+)?can\s+i\s+help | i\s+can\s+(?:also\s+)?(?:check|look|pull|send|dig|find|run|share)\b
       .*\bif\b
+    | (?:(?:i|we)\s+)?can\s+(?:also\s+|easily\s+)?[a-z][\w-]*\b.*\bif\s+(?:that|it|this)\s+
+      (?:helps|would\s+help)\b
+    | (?:(?:i|we)\s+)?can\s+(?:also\s+|easily\s+)?[a-z][\w-]*\b.*\bif\s+you\s+(?:want|need|
+      like|prefer|['’]d\s+like|would\s+like)\b
     | enjoy\b | have\s+(?:a|an|fun)\b | good\s+luck\b | best\s+of\s+luck | all\s+the\s+best
     | best\s+wishes | (?:wishing|wish)\s+you | safe\s+(?:travels?|journey|trip|flight|drive|
       crossing)\b | bon\s+voyage | (?:travel|drive|ride|fly)\s+safe(?:ly)?\b
@@ -116,7 +121,9 @@ _PLEASANTRY = re.compile(
       amazing|super|terrific|good|impressive|fine)\s+(?:result|results|news|work|job|choice|idea|
       question|outcome|effort|start|finish|day|week|season|summer|year|find|catch)\b
     | here(?:['’]s|\s+is|\s+are)\s+(?:where|what|how|(?:the|a|an)\s+(?:quick\s+|short\s+|
-      brief\s+)?(?:latest|update|summary|rundown|round-?up|picture|overview)\b)[^:;]*$
+      brief\s+)?(?:latest|update|summary|rundown|run-down|round-?up|recap|picture|overview|
+      draft|count|breakdown|figures|numbers)\b)[^:;]*$
+    | (?:it['’]s\s+|that['’]s\s+)?(?:good|great|mixed)\s+news\b[^:;]*$
     | i(?:['’]ll|\s+will|\s+shall|['’]m\s+going\s+to|\s+am\s+going\s+to)\s+
       (?!(?:be|have|need|note|confirm|say|add|mention|point|repeat|summari[sz]e|list|explain|
       quote|report|stress|flag)\b)[a-z]+

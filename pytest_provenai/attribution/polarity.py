@@ -158,9 +158,19 @@ _YES_NO = {"yes": True, "true": True, "no": False, "false": False}
 
 
 def _stem(word: str) -> str:
-    """A crude stem for matching a field's words in a claim: the first six letters
-    ("required" / "requirement" / "requires")."""
-    return word[:6]
+    """A crude stem for matching a field's words in a claim: a plural ``s``, then ``ed`` /
+    ``ing``, then a final ``e`` or doubled consonant cut, and the first six letters of the
+    rest ("required" / "requirement" / "requires"; "trips" / "tripped")."""
+    w = word.casefold()
+    if w.endswith("s") and not w.endswith("ss") and len(w) > 4:
+        w = w[:-1]
+    for suffix in ("ed", "ing"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            break
+    if len(w) > 3 and (w.endswith("e") or (w[-1] == w[-2] and w[-1] not in "aeiouls")):
+        w = w[:-1]
+    return w[:6]
 
 
 def _said_fields(claim: str, unit: str, *, shortest: int = 1) -> Iterator[tuple[str, str]]:
@@ -172,7 +182,11 @@ def _said_fields(claim: str, unit: str, *, shortest: int = 1) -> Iterator[tuple[
         kv = field(part)
         if kv is None:
             continue
-        terms = {t for t in content_terms(kv[0]) if len(t) >= shortest}
+        terms = {
+            t
+            for t in content_terms(kv[0])
+            if len(t) >= shortest and not any(ch.isdigit() for ch in t)  # "trips_24h"
+        }
         if terms and all(_stem(t) in said for t in terms):
             yield part.strip(), kv[1].casefold()
 
@@ -222,9 +236,10 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     """Compare the polarity of ``claim`` with the evidence ``unit`` (a chunk or a row);
     ``fields=False`` leaves the yes/no fields out (a claim that counts rows, "two of the
     three books have not been returned", is about the table, not the row's field)."""
-    said_c, said_u = _one_negative_form(claim, _talked_about(claim, unit))
+    about = _talked_about(claim, unit)
+    said_c, said_u = _one_negative_form(claim, about)
     claim_words = set(_words(said_c))
-    unit_words = set(_words(_one_negative_form(claim, unit)[1]))
+    unit_words = set(_words(said_u if about == unit else _one_negative_form(claim, unit)[1]))
     shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
     neg_c = negates(said_c)
     neg_u = negates(said_u)

@@ -84,7 +84,9 @@ def _table_records(lines: list[str]) -> list[str] | None:
     if len(piped) < 2:
         return None
     header: list[str] | None = None
+    header_line = ""
     out: list[str] = []
+    rows_under = 0
     for ln in lines:
         if not ln.strip():
             continue
@@ -95,9 +97,14 @@ def _table_records(lines: list[str]) -> list[str] | None:
         if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
             continue  # markdown rule line
         if header is None or len(cells) != len(header):
-            header = cells
+            if header is not None and not rows_under:
+                out.append(header_line)  # a piped line with no rows under it is a record
+            header, header_line, rows_under = cells, ln.strip(), 0
             continue
+        rows_under += 1
         out.append("\n".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True)))
+    if header is not None and not rows_under:
+        out.append(header_line)  # "entries 6 | finishers 5" after the rows
     return out if len(out) >= 2 else None
 
 
@@ -175,7 +182,9 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     about the whole table, not a row: the claim's row is one of the data rows, and where the
     claim names no row's entity ("the orchard produced 44 kg from three hives"), the totals
     lines are read with that row. A claim that names a row ("HM-12 produced 44 kg") gets
-    nothing from them: a total is then a value from another record."""
+    nothing from them: a total is then a value from another record. One-line records above
+    the first data row (a caption: "Spring Series 2033 - Race 5 - Sun 2033-04-27") are read
+    with every row."""
     rows = records(source_text)
     if rows is None or len(rows) < 2:
         return RowCheck(False)
@@ -183,27 +192,57 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     table_level = [i for i in range(len(rows)) if i not in data] if len(data) >= 2 else []
     candidates = data if table_level else list(range(len(rows)))
     # the entity is named by words and identifiers, never by the values under check
-    named = cut_values(content, [v for v in values if v.kind not in ("identifier", "text")])
+    # (a value no library reads, "59:40", is a value too; a word kept as text is a name)
+    named = cut_values(
+        content,
+        [
+            v
+            for v in values
+            if v.kind != "identifier" and (v.kind != "text" or any(c.isdigit() for c in v.text))
+        ],
+    )
     terms = content_terms(named)
     row_terms = [content_terms(r) for r in rows]
     cand_terms = [row_terms[i] for i in candidates]
     common = set.intersection(*cand_terms) if cand_terms else set()
     distinctive = {t for t in terms if any(t in rt for rt in cand_terms)} - common
-    matches = [match_values(values, r, missing_quantity_unit=True) for r in rows]
+    # one-line records above the first data row are its caption ("Race 5 - Sun 2033-04-27"):
+    # they are said of every row
+    caption = "".join(f"\n{rows[i]}" for i in table_level if data and i < min(data))
+    matches = [
+        match_values(values, r + (caption if i in candidates else ""), missing_quantity_unit=True)
+        for i, r in enumerate(rows)
+    ]
 
     def rank(i: int) -> tuple[int, int, int]:
         return (len(distinctive & row_terms[i]), sum(m.present for m in matches[i]), -i)
 
     best = max(candidates, key=rank)
-    row = rows[best]
+    row = rows[best] + caption
     if not distinctive & row_terms[best]:
         # no entity named: the claim's row is the one holding most of its values, read with
         # the table's totals lines
         totals = "".join(f"\n{rows[i]}" for i in table_level)
-        for i in candidates if totals else ():
-            matches[i] = match_values(values, rows[i] + totals, missing_quantity_unit=True)
-        best = max(candidates, key=lambda i: (sum(m.present for m in matches[i]), -i))
-        row = rows[best] + totals
+        in_rows = set().union(*cand_terms) if cand_terms else set()
+        own = [i for i in table_level if (terms & row_terms[i]) - in_rows]
+        if own:
+            # a word only a totals line has ("Finishers: four" against "entries 6 |
+            # finishers 5"): that line is the claim's row
+            best = max(own, key=lambda i: (len((terms & row_terms[i]) - in_rows), -i))
+            line = match_values(values, rows[best] + caption, missing_quantity_unit=True)
+            # a value every row holds (the year of all of them) is said of the table too
+            matches[best] = [
+                m
+                if m.present or not all(matches[i][k].present for i in candidates)
+                else ValueMatch(m.value, True, False)
+                for k, m in enumerate(line)
+            ]
+            row = rows[best] + caption
+        else:
+            for i in candidates if totals else ():
+                matches[i] = match_values(values, rows[i] + totals, missing_quantity_unit=True)
+            best = max(candidates, key=lambda i: (sum(m.present for m in matches[i]), -i))
+            row = rows[best] + totals
     absent = [k for k, m in enumerate(matches[best]) if not m.present]
     named_too = _clause_rows(content, values, absent, distinctive, row_terms, matches, best)
     for i in sorted({*_listed_rows(content, values, row_terms, matches, best), *named_too}):
@@ -241,9 +280,7 @@ def _clause_rows(
     claim's row has, speaks of that row; a clause that also names the claim's row ("Tomasz
     paid £24.50 through ParentPay") does not."""
     out: set[int] = set()
-    blank = content
-    for v in values:  # the values blanked in place, so clause offsets still hold
-        blank = blank[: v.span[0]] + " " * (v.span[1] - v.span[0]) + blank[v.span[1] :]
+    blank = cut_values(content, values, keep_offsets=True)  # clause offsets still hold
     for k in absent:
         span = values[k].span
         clause = next(
@@ -261,11 +298,13 @@ def _clause_rows(
     return out
 
 
-def cut_values(text: str, values: Sequence[Value]) -> str:
-    """``text`` without the spans of ``values`` (each cut to one space)."""
+def cut_values(text: str, values: Sequence[Value], *, keep_offsets: bool = False) -> str:
+    """``text`` without the spans of ``values``: each cut to one space, or blanked to spaces
+    of its own width (``keep_offsets``, so that other offsets into ``text`` still hold)."""
     for v in sorted(values, key=lambda v: -v.span[0]):
         if v.span[1] <= len(text):
-            text = text[: v.span[0]] + " " + text[v.span[1] :]
+            gap = v.span[1] - v.span[0] if keep_offsets else 1
+            text = text[: v.span[0]] + " " * gap + text[v.span[1] :]
     return text
 
 

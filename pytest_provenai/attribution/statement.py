@@ -63,13 +63,13 @@ RULES = ("tool_name", "tool_description", "alias", "similarity")
 HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "record": (
         frozenset("record records dossier profile account registry entry casefile".split()),
-        frozenset("file card".split()),
+        frozenset("file card ticket".split()),
     ),
     "search": (
         frozenset("search searches hit hits googling".split()),
         frozenset(
             "coverage article articles story stories news headline headlines result "
-            "results website post posts review reviews".split()
+            "results website post posts review reviews write-up writeup piece".split()
         ),
     ),
     "database": (
@@ -77,18 +77,25 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
             "database databases db table tables query queries sql warehouse spreadsheet "
             "dataset ledger".split()
         ),
-        frozenset("log logs sheet sheets row rows readings system".split()),
+        frozenset(
+            "log logs sheet sheets row rows readings system register registers tracker "
+            "trackers inventory roster rota".split()
+        ),
     ),
     "document": (
         frozenset(
-            "document documents documentation policy policies manual manuals handbook guide "
+            "document documents documentation doc docs policy policies manual manuals "
+            "handbook guide "
             "guidance agreement agreements contract contracts lease terms conditions rules "
             "regulations regulation rulebook brochure leaflet faq specification procedure "
             "procedures notice memo minutes charter code constitution bylaws "
             "instructions paper passage chapter section clause appendix schedule "
             "tariff notes note sop protocol".split()
         ),
-        frozenset("report reports page pages text wording".split()),
+        frozenset(
+            "report reports page pages text wording licence licences license licenses "
+            "commitments".split()
+        ),
     ),
     "metadata": (
         frozenset(
@@ -117,6 +124,7 @@ PHRASES: dict[str, str] = {
     "meta data": "metadata",
     "data warehouse": "database",
     "web page": "search",
+    "price list": "document",
 }
 
 #: Modifiers that mark a family whatever the head ("online sources", "news reports").
@@ -129,6 +137,11 @@ MARKERS: dict[str, str] = {
     "media": "search",
     "google": "search",
     "newspaper": "search",
+    "gazette": "search",
+    "echo": "search",
+    "herald": "search",
+    "chronicle": "search",
+    "tribune": "search",
     "sql": "database",
     "exif": "metadata",
 }
@@ -161,7 +174,7 @@ _SAY = (
     "say says said state states stated note notes noted list lists listed report reports "
     "reported mention mentions mentioned indicate indicates indicated confirm confirms "
     "confirmed return returns returned show shows showed shown suggest suggests suggested "
-    "find finds found"
+    "find finds found flags flagged highlights highlighted"
 )
 _CONTENT = (
     "record records recorded give gives gave put puts place places placed name names named "
@@ -170,7 +183,8 @@ _CONTENT = (
     "describes described contain contains contained has have had hold holds held set sets "
     "estimate estimates estimated rate rates rated credit credits credited tell tells told "
     "add adds added explain explains explained stipulate stipulates stipulated "
-    "prescribe prescribes prescribed advise advises advised"
+    "prescribe prescribes prescribed advise advises advised cap caps capped limit limits "
+    "limited date dates dated cover covers covered ran runs carried carries"
 )
 _VERB_WORDS = frozenset((_SAY + " " + _CONTENT).split())
 _SAY_WORDS = frozenset(_SAY.split())
@@ -265,6 +279,16 @@ _SOURCE_NOUNS = (
 )
 
 
+def _head(piece: str) -> str:
+    """The head noun of a noun phrase's piece: its last word, or the part noun before a
+    closing number ("section 3", "rule 7" → "section", "rule"; "History paper 1" is a
+    thing, its head "1" names no source)."""
+    words = piece.split()
+    if len(words) > 1 and any(ch.isdigit() for ch in words[-1]) and words[-2] in _PART_NOUNS:
+        return words[-2]
+    return words[-1]
+
+
 def names_a_source_noun(noun_phrase: str) -> bool:
     """Whether the phrase's head (or a family marker in it) is a word of the family lexicon
     ("the recipe sheet", "online reports") — not only an entity a tool is named after
@@ -273,9 +297,7 @@ def names_a_source_noun(noun_phrase: str) -> bool:
     if re.fullmatch(r"\s*[A-Za-z]\w*_\w+\s*", noun_phrase):
         return True  # a tool's own name, "from web_search"
     words = _np_words(noun_phrase)
-    heads = [
-        p.split()[-1] for p in re.split(r" (?:of|for|from|in|on) ", " ".join(words)) if p.split()
-    ]
+    heads = [_head(p) for p in re.split(r" (?:of|for|from|in|on) ", " ".join(words)) if p.split()]
     return any(singular(h) in _SOURCE_NOUNS for h in heads) or any(w in MARKERS for w in words)
 
 
@@ -323,7 +345,7 @@ def resolve(
         if bare in _tool_variants(tool) or noun_phrase.strip().lower() == tool.lower():
             return Resolution(tools[tool], tool, "tool_name")
     pieces = re.split(r" (?:of|for|from|in|on) ", joined)
-    heads = [p.split()[-1] for p in pieces if p.split()]
+    heads = [_head(p) for p in pieces if p.split()]
     if len(heads) > 1:
         heads.sort(key=lambda h: h in _PART_NOUNS)  # the part's source first
     for piece in pieces:  # "the search results from web_search"
@@ -341,10 +363,11 @@ def resolve(
     # 2. the head noun is a word of a tool's name, then of a tool's description
     for rule, vocab in (("tool_name", names), ("tool_description", desc)):
         for head in heads:
-            if head in GENERIC:
-                continue
             h = singular(head)
             matched = [t for t in sorted(vocab) if h in vocab[t]]
+            if head in GENERIC:
+                # "the race 5 results" is query_results; "the results" alone names nothing
+                matched = [t for t in matched if ordered[t] and ordered[t][-1] == h]
             if rule == "tool_name" and _head_family(head, 0) is not None:
                 # "the account record" is not get_record_metadata: a lexicon noun only
                 # matches a tool whose name ends with it
@@ -395,14 +418,17 @@ _STRONG_CUE = re.compile(
 )
 _WEAK_CUE = re.compile(
     r"\b(?P<cue>in|from|under|on|within|based\s+on|looking\s+at|checking|consulting|"
-    r"(?:i|we)\s+(?:checked|looked\s+at|looked\s+up|queried|searched|pulled\s+up)|going\s+off|"
+    r"(?:(?:i|we|i've|we've|i\s+have|we\s+have)\s+)?(?:checked|looked\s+at|looked\s+up|queried|"
+    r"searched|pulled\s+up)|going\s+off|"
     r"(?:confirmed|reported|shown|recorded|backed\s+up|supported|borne\s+out|indicated|"
     r"listed|stated|noted|given)\s+by|"
     r"fits|matches|agrees\s+with|tallies\s+with|consistent\s+with)\s+(?=\S)",
     re.IGNORECASE,
 )
+_LOOKED = re.compile(r"(?:(?:i|we)\S*\s+(?:have\s+)?)?(?:checked|looked|queried|searched|pulled)")
 _CLAUSE_START = re.compile(
-    r"(?:^|(?<=[,;:—–(])|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas))[ \t]*", re.IGNORECASE
+    r"(?:^|(?<=[,;:—–(])|(?<=\s-)|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas)|(?<=\bwhich))[ \t]*",
+    re.IGNORECASE,
 )
 _DETERMINERS = frozenset(
     "the a an this that these those your our its their his her my what".split()
@@ -415,14 +441,16 @@ _LOCATIVE = frozenset(("from", "in", "on"))
 #: Nouns for a part of a source: the other part of a joined phrase names the source
 #: ("VX-226's entry in the fleet table" is the fleet table).
 _PART_NOUNS = frozenset(
-    "entry entries section page row line part field column item paragraph clause".split()
+    "entry entries section page row line part field column item paragraph clause rule "
+    "article appendix chapter annex".split()
 )
 _BE = frozenset("is are was were be been being will would can could may might must".split())
 #: Reporting verbs that name an attribution even when the noun phrase is unknown ("the
 #: shipping manifest says"): only forms that are not also common nouns ("show", "report").
 _REPORTING = frozenset(
     "says said states stated notes noted lists listed reports reported mentions mentioned "
-    "indicates indicated confirms confirmed returned shows showed suggests suggested".split()
+    "indicates indicated confirms confirmed returned shows showed suggests suggested flags "
+    "flagged highlights highlighted".split()
 )
 _COUNT_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve most many some few "
@@ -495,6 +523,9 @@ def _noun_phrase(tokens: list[Token]) -> list[Token]:
 def _is_verb(tokens: list[Token], k: int) -> int:
     """How many tokens the verb at ``k`` takes (0: not a verb of the lists)."""
     word = tokens[k][0]
+    following = [t[0] for t in tokens[k + 1 : k + 3]]
+    if word in ("came", "comes", "come") and following == ["back", "with"]:
+        return 3  # "the search came back with …"
     if word in _PHRASAL_HEAD and k + 1 < len(tokens) and tokens[k + 1][0] in _PHRASAL_TAIL:
         return 2
     return 1 if word in _VERB_WORDS else 0
@@ -531,6 +562,21 @@ def _with_context(text: str, start: int, end: int, closing: str) -> tuple[int, i
         stop = text.rfind(",", start, end)
         return lead, stop + 1 if stop > start else end
     return start, end
+
+
+def _names_by_itself(words: list[Token] | None) -> bool:
+    """Whether a noun phrase without a determiner names a source after ``per``: it holds an
+    identifier ("ticket JT-5519"), a tool's name ("fleet_lookup") or a strong source noun
+    ("company policy"); a bare weak noun ("page", "ticket") is a rate's unit."""
+    if not words:
+        return False
+    if any(any(ch.isdigit() for ch in w[0]) or "_" in w[0] for w in words):
+        return True
+    return any(
+        singular(w[0]) in {singular(n) for n in nouns[0]}
+        for w in words
+        for nouns in HEAD_NOUNS.values()
+    )
 
 
 def _names_a_thing(text: str, tokens: list[Token], words: list[Token]) -> bool:
@@ -578,8 +624,8 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
             continue
         has_det = bool(tokens) and tokens[0][0] in _DETERMINERS
         resolved = longest_resolving(words)
-        if m.group("cue").lower() == "per" and resolved is None and not has_det:
-            continue  # "per hour" is a rate
+        if m.group("cue").lower() == "per" and not has_det and not _names_by_itself(resolved):
+            continue  # "per hour", "£2 per page" are rates; "per ticket JT-5519" is a source
         np = resolved or words
         # "according to the record and a web search": each source is a phrase of its own
         rest = tokens[tokens.index(np[-1]) + 1 :]
@@ -606,10 +652,23 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
     for m in _WEAK_CUE.finditer(text):
         words = _noun_phrase(_tokens(text, m.end()))
         resolved = longest_resolving(words) if words else None
-        if resolved is None or not names_a_source_noun(phrase(resolved)):
-            continue
+        cue = m.group("cue").lower()
+        looked = _LOOKED.match(cue) is not None
+        if resolved is None or not (looked or names_a_source_noun(phrase(resolved))):
+            continue  # "I checked the invoice": the verb says it is a source
         end, closing = _closing(text, resolved[-1][2])
-        if not closing and m.group("cue").lower() in ("in", "on"):
+        if looked:
+            opens = re.search(r"(?:^|[.!?:;\n-])[ \t]*$", text[: m.start()]) is not None
+            if not cue.startswith(("i", "we")) and not opens:
+                continue  # "the bike was checked the day before" states no source
+            joined = re.compile(
+                r"(?:[ \t]*\([^()]*\))?(?:,?[ \t]+and[ \t]+(?:found[ \t]+(?:that[ \t]+)?)?"
+                r"|[ \t]+[-–—][ \t]+)"
+            ).match(text, resolved[-1][2])
+            if not closing and joined is not None:
+                # "I checked the invoice and the total is £40": the rest is the claim
+                end, closing = joined.end(), ","
+        if not closing and cue in ("in", "on"):
             as_follows = re.compile(r"[ \t]+as\b").match(text, resolved[-1][2])
             if as_follows is not None:
                 # "VX-226 is listed in the fleet table as due": the phrase goes, "as" stays
@@ -629,7 +688,6 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
             continue
         if not closing or (closing == "." and m.group("cue").lower() == "from"):
             continue  # "the page was from the physics paper." is a fact, not a source
-        cue = m.group("cue").lower()
         # "was confirmed by the record": the participle is the claim's, "by X" the source's
         cue_start = m.start() + (cue.rfind(" by") + 1 if cue.endswith(" by") else 0)
         start, end = _with_context(text, cue_start, end, closing)
@@ -666,7 +724,7 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
                 break
             if any(w[0] in _PRONOUNS for w in words):
                 break  # "Hope you find …" names no source
-            say = width == 2 or tokens[k][0] in _SAY_WORDS
+            say = width >= 2 or tokens[k][0] in _SAY_WORDS
             noun = phrase(words)
             if names_source(noun) and (say or names_a_source_noun(noun)):
                 chosen = (words, k, width, say)

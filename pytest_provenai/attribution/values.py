@@ -64,12 +64,13 @@ _HOUR_WORD = r"(?:" + "|".join(_HOURS) + r")"
 #: What may follow a bare hour that is a time of day ("at eight.", "half seven on Friday");
 #: "at seven people" is a count.
 _AFTER_HOUR = (
-    r"(?=\s*(?:[,;!?)]|\.(?!\d)|$|\s+(?:in|on|at|and|to|sharp|tonight|today|tomorrow|every|each|"
-    r"that|when|with|for|until|till|[ap]\.?m\.?)\b))"
+    r"(?=\s*(?:,(?!\d)|[;!?)]|\.(?!\d)|$|\s+(?:in|on|at|and|to|sharp|tonight|today|tomorrow|"
+    r"every|each|that|when|with|for|until|till|[ap]\.?m\.?)\b))"
 )
 #: An hour in digits is a time only at the end of a clause ("starts at 8.", "open till 10
-#: on Sundays"), never before a unit or a noun ("at 8 kg", "at 8 people").
-_CLAUSE_END = r"(?=\s*(?:[,;!?)]|\.(?!\d)|$|\s+(?:on|sharp|tonight|today|tomorrow)\b))"
+#: on Sundays"), never before a unit or a noun ("at 8 kg", "at 8 people") nor inside a
+#: number ("at 3,600 W", "from 12,900").
+_CLAUSE_END = r"(?=\s*(?:,(?!\d)|[;!?)]|\.(?!\d)|$|\s+(?:on|sharp|tonight|today|tomorrow)\b))"
 #: Spoken clock times ("half past ten", "ten to six in the evening", "a quarter to eleven",
 #: "five past four in the afternoon", "seven o'clock", British "half seven" = 7:30, an hour
 #: in words after "at/from/until/till": "starts at eight"): no library reads these. Minutes
@@ -96,14 +97,14 @@ _TIME_UNITS = {
 #: A time unit after its number: a word, or one letter written on the number ("1h 20m"; "5 m"
 #: is five metres).
 _TIME_UNIT = r"(?:[ \t]*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)|[hms])"
-#: Durations no single library reads: two units ("1 hr 20 min", "1h 20m", "an hour and 25
-#: minutes", "2 days and 3 hours"), a unit and a fraction after it ("an hour and a half"), a
-#: fraction of a unit ("half an hour", "a quarter of an hour", "three quarters of an hour",
-#: "half a kilo").
+#: Durations no single library reads: two units ("1 hr 20 min", "1h 20m", "2 min 45 s", "an
+#: hour and 25 minutes", "2 days and 3 hours"), a unit and a fraction after it ("an hour and
+#: a half"), a fraction of a unit ("half an hour", "a quarter of an hour", "three quarters of
+#: an hour", "half a kilo").
 _DURATION = (
     rf"\b(?:(?P<a>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ua>{_TIME_UNIT})\b[ \t]+(?:and[ \t]+)?"
     rf"|(?P<a1>an?|one)[ \t]+(?P<ua1>{_TIME_UNIT})\b[ \t]+and[ \t]+)"
-    rf"(?P<b>\d+|{_NUMWORDS})(?P<ub>{_TIME_UNIT})\b"
+    rf"(?P<b>\d+|{_NUMWORDS})(?P<ub>{_TIME_UNIT}|[ \t]+[hms])\b"
     rf"|\b(?P<c>an?|one|\d+|{_NUMWORDS})\s+(?P<uc>[a-z]+?)s?\s+and\s+"
     r"(?P<fc>a\s+half|a\s+quarter|three\s+quarters)\b"
     r"|\b(?:(?P<half>half)\s+an?|(?:a\s+|one\s+)?(?P<quarter>quarter)\s+of\s+an?"
@@ -112,7 +113,8 @@ _DURATION = (
 _DOZEN = r"\b(?:(?P<n>an?|one|two|three|four|five|six|half\s+an?|\d+)\s+)dozen\b(?!s)"
 # The shapes, most specific first; each character of a text is taken once.
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("datetime", re.compile(r"\b\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}\b")),
+    # ISO, and EXIF's "2032:08:13 09:26:51"
+    ("datetime", re.compile(r"\b\d{4}([-:])\d{2}\1\d{2}[ T]\d{1,2}:\d{2}\b")),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{4}/\d{2}/\d{2}\b")),
     # day/month/year with slashes, dots or dashes ("01/03/2031", "4.3.2031", "03-03-2031",
     # "03/03/31"): day first, as the settings read every date; a version never has a year
@@ -122,6 +124,19 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:0?[1-9]|[12]\d|3[01])([/.-])(?:0?[1-9]|1[0-2])\1(?:1[5-9]|2\d)\d\d\b"
             r"|\b(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|1[0-2])/\d\d\b(?![/.]\d)"
+        ),
+    ),
+    # day/month without a year ("since 13/08"), the month in two digits ("1/2" is a half)
+    ("daymonth", re.compile(r"\b(?:0?[1-9]|[12]\d|3[01])/(?:0[1-9]|1[0-2])\b(?![/.]\d)")),
+    # a day of the month alone ("on the 13th and …"); "the 3rd lap" is an ordinal
+    (
+        "dayordinal",
+        re.compile(
+            r"(?:(?<=\bon the )|(?<=\bby the )|(?<=\bsince the )|(?<=\buntil the )"
+            r"|(?<=\bfrom the )|(?<=\btill the )|(?<=\bbefore the )|(?<=\bafter the ))"
+            r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)]|$|\s+(?:and|at|to|in|"
+            r"when|but|so|or|from|until|till|with)\b))",
+            re.IGNORECASE,
         ),
     ),
     ("duration", re.compile(_DURATION, re.IGNORECASE)),
@@ -137,14 +152,17 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("clock", _CLOCK_RE),
-    # two sizes of one thing ("4032x3024", "4032 x 3024", "4032 by 3024 pixels"); "by" only
-    # with a unit after it ("rose to 4 by 2031" is no size)
+    # two sizes of one thing ("4032x3024", "4032 x 3024", "4032 by 3024 pixels"); "by" with
+    # a unit after it, or between two numbers of 3-5 digits the second no year ("6000 by
+    # 4000"; "rose to 4 by 2031", "4000 by 2031" are no sizes)
     (
         "dimensions",
         re.compile(
             r"\b\d{1,5}[ \t]*[x×][ \t]*\d{1,5}\b"
             r"|\b\d{1,5}[ \t]+by[ \t]+\d{1,5}(?=[ \t]*(?:px|pixels?|mm|cm|m|metres?|meters?|"
-            r"in|inches|ft|feet)\b)",
+            r"in|inches|ft|feet)\b)"
+            # without a unit, two sizes of three or more digits, the second no year
+            r"|\b\d{3,5}[ \t]+by[ \t]+(?!(?:1[5-9]|2\d)\d\d\b)\d{3,5}\b",
             re.IGNORECASE,
         ),
     ),
@@ -197,6 +215,9 @@ _DIMENSIONS = frozenset(
         "[length] / [time]",
         "[information]",
         "[currency]",
+        "[current]",
+        "1 / [time]",
+        "[mass] * [length] ** 2 / [time] ** 3 / [current]",
     }
 )
 _RATE_FIRST = re.compile(r"(?:per|an?|each|every)\s+[A-Za-z]|/", re.IGNORECASE)
@@ -224,6 +245,8 @@ _RELEASE_WORDS = r"(?:alpha|beta|dev|pre|post|final|release|patch|build|stable|l
 #: any other letter after a number is a grade or a code ("5.10a", "6b"), not a unit pint
 #: happens to know.
 _LETTER_UNITS = frozenset({"g", "m", "h", "s", "l"})
+#: Electrical units written on a number, upper case only ("16A", "230V", "900W").
+_ELECTRIC_LETTERS = frozenset({"A", "V", "W"})
 #: Informal unit words pint reads otherwise ("kilos" would be kiloseconds).
 _UNIT_ALIASES = {"kilo": "kilogram", "kilos": "kilogram", "kgs": "kilogram"}
 
@@ -506,6 +529,7 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
             if (
                 letters == "%"
                 or letters.casefold() in _LETTER_UNITS | {"x"}
+                or letters in _ELECTRIC_LETTERS
                 or (len(letters) > 1 and _quantity(1.0, letters) is not None)
             ):
                 return _read("quantity", bare.replace("-", " "), span)
@@ -523,6 +547,13 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         )
     if kind == "multiplier":
         return Value(bare, "number", _MULTIPLIERS[bare.casefold()], True, span)
+    if kind == "daymonth":
+        day, month = (int(n) for n in bare.split("/"))
+        return Value(bare, "date", (None, month, day), True, span)
+    if kind == "dayordinal":
+        return Value(bare, "date", (None, None, int(re.sub(r"\D", "", bare))), True, span)
+    if kind == "datetime":
+        bare = re.sub(r"^(\d{4}):(\d{2}):(\d{2})", r"\1-\2-\3", bare)  # EXIF
     if kind in ("date", "datetime"):
         key = _date_key(re.sub(r"^(\d{1,2})[.-](\d{1,2})[.-](\d{4})$", r"\1/\2/\3", bare))
         if key is None:
@@ -628,39 +659,58 @@ def _read_values(text: str) -> tuple[Value, ...]:
     return tuple(_bounded(v, text) for v in _day_ranges(out, text))
 
 
-#: Words before a number that make it a bound, not the value itself ("over" and "under" are
-#: not here: "14 concerts over 3 weeks" is during, "under-5s" an age group).
+#: Words before a number that make it a bound, not the value itself ("over" is not here: "14
+#: concerts over 3 weeks" is during; "under" only before a space: "under-5s" is an age group).
 _BOUNDS = (
-    ("<=", r"no\s+more\s+than|not\s+more\s+than|at\s+most|up\s+to"),
+    ("<=", r"no\s+more\s+than|not\s+more\s+than|at\s+most|up\s+to|within"),
     (
         "~",
         r"about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|just\s+over"
         r"|just\s+under|close\s+to|~",
     ),
     (">=", r"at\s+least"),
-    (">", r"more\s+than|above|upwards\s+of|in\s+excess\s+of"),
-    ("<", r"less\s+than|fewer\s+than|below"),
+    (
+        ">",
+        r"more\s+than|above|upwards\s+of|in\s+excess\s+of|(?:later|longer|greater|higher|"
+        r"larger|bigger|older)\s+than",
+    ),
+    (
+        "<",
+        r"less\s+than|fewer\s+than|below|under|(?:shorter|earlier|lower|smaller|younger)\s+than",
+    ),
 )
 _BOUND_RES = tuple((b, re.compile(rf"\b(?:{words})\s*$", re.IGNORECASE)) for b, words in _BOUNDS)
 
 
+#: Hedges before a time of day ("just after 10 pm" against 22:05): within :data:`_NEAR_MINUTES`.
+_NEAR_TIME = re.compile(
+    r"\b(?:(?:just|shortly|soon|right)\s+(?:after|before)|about|around|roughly|approximately"
+    r"|approx\.?|circa|c\.|~)\s*(?:at\s+)?$",
+    re.IGNORECASE,
+)
+_NEAR_MINUTES = 15
+
+
 def _bounded(v: Value, text: str) -> Value:
+    before = text[max(0, v.span[0] - 24) : v.span[0]]
+    if v.kind == "time" and _NEAR_TIME.search(before):
+        return Value(v.text, v.kind, v.key, v.parsed, v.span, "~")
     if v.kind not in ("number", "quantity"):
         return v
-    before = text[max(0, v.span[0] - 24) : v.span[0]]
     for bound, pattern in _BOUND_RES:
         if pattern.search(before):
             return Value(v.text, v.kind, v.key, v.parsed, v.span, bound)
     return v
 
 
-_RANGE_JOIN = re.compile(r"\s*(?:-|–|&|and|to|or)\s*$", re.IGNORECASE)
+_RANGE_JOIN = re.compile(r"\s*(?:-|–|&|and|to|or|till|until)\s*$", re.IGNORECASE)
 
 
 def _day_ranges(values: list[Value], text: str) -> list[Value]:
     """A bare day number joined to the date after it ("1 and 2 November", "3-5 June 2031",
     "14 or 15 May") is a date of that month and year, not a number; a bare hour joined to
-    a time of day after it ("3 to 4 pm", "9-11 am") is a time in the same half of the day."""
+    a time of day after it ("3 to 4 pm", "9-11 am", "from 4 till 6 pm") is a time in the same
+    half of the day."""
     out = list(values)
     for i in range(len(out) - 1):
         v, nxt = out[i], out[i + 1]
@@ -736,6 +786,8 @@ def _within(a: Value, b: Value) -> bool:
     106 countries" against "more than 106 countries"."""
     if b.bound == a.bound and _same_as_written(replace(a, bound=None), b):
         return True
+    if a.kind == "time":
+        return b.kind == "time" and a.bound == "~" and abs(a.key - b.key) <= _NEAR_MINUTES
     ka, kb = _sterling(a).key, _sterling(b).key
     if a.kind == "quantity" and b.kind == "quantity" and ka[1] == kb[1]:
         x, y = float(ka[0]), float(kb[0])
@@ -953,6 +1005,36 @@ def _rate_stated(v: Value, texts: Sequence[str], folded: str) -> bool:
     return False
 
 
+_CLOCK_DURATION = re.compile(r"(?<![\d:.])(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
+
+
+_DURATION_WORD = re.compile(
+    r"\b(?:dur|duration|elapsed|length|runtime|run\s+time|lasted|took|time\s+taken|"
+    r"corrected|playing\s+time|total\s+time)\b[^\n\d]{0,12}$"
+)
+
+
+def _clock_durations(folded_evidence: str) -> list[Value]:
+    """Durations written as a clock: h:mm:ss, and both m:ss and h:mm for two parts — only
+    where no time of day can be meant: a duration word just before ("dur=00:02:45",
+    "elapsed: 52:41", "duration": "03:00:07"), more than 23 hours ("52:41") or "00:" first."""
+    out: list[Value] = []
+    for m in _CLOCK_DURATION.finditer(folded_evidence):
+        a, b = int(m.group(1)), int(m.group(2))
+        before = folded_evidence[max(0, m.start() - 40) : m.start()]
+        if not (a > 23 or (a == 0 and m.group(3)) or _DURATION_WORD.search(before)):
+            continue
+        if m.group(3) is not None:
+            readings = [a * 60 + b + int(m.group(3)) / 60]
+        else:
+            readings = [a + b / 60, a * 60 + b]
+        for minutes in readings:
+            quantity = _quantity(minutes, "minute")
+            if quantity is not None:
+                out.append(Value(m.group(0), "quantity", quantity, True, m.span()))
+    return out
+
+
 def match_values(
     claim_values: Sequence[Value],
     evidence: Iterable[str] | str,
@@ -980,6 +1062,8 @@ def match_values(
             present = _rate_stated(v, texts, folded)
         if not present and v.kind == "identifier":
             present = _identifier_within(str(v.key), folded)
+        if not present and v.kind == "quantity" and v.key[1] == "[time]":
+            present = any(_same(v, b) for b in _clock_durations(folded))
         if not present and v.kind == "quantity" and missing_quantity_unit:
             same_dim = any(b.kind == "quantity" and b.key[1] == v.key[1] for b in have)
             if not same_dim:
