@@ -58,7 +58,7 @@ def present(claim: str, premise: str) -> list[bool]:
         ("The ferry leaves at 7.30pm.", "departure: 19:30"),
         ("Doors open at 6.45 pm.", "doors: 18:45"),
         ("It departs at 7:30 in the evening.", "departure: 19:30"),
-        ("We meet at half seven on Friday.", "meeting: 19:30"),
+        ("We meet at half seven on Friday.", "meeting: Fri 19:30"),
         ("The talk starts at eight.", "start: 20:00"),
         ("The lease starts on 01/03/2031.", "lease start: 2031-03-01"),
         ("The lease starts on the 1st of March 2031.", "start: 01/03/2031"),
@@ -433,3 +433,25 @@ def test_a_zero_count_field_agrees_with_a_negated_claim() -> None:
     assert not polarity("C2 used 5.8 kWh with no trips.", row).negation
     # the field's digits ("24h") need not be said; a negated claim against a count does
     assert polarity("C2 used 5.8 kWh and never tripped.", row.replace(": 0", ": 2")).negation
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        ("The quiz is on Thursday.", "quiz | Thu | 19:00", [True]),
+        ("The quiz is on Thursday.", "quiz | Wed | 19:00", [False]),
+        ("The shop opens on Tuesdays.", "hours: Mon-Fri 09:00-17:00", [True]),
+        ("The shop opens on Sundays.", "hours: Mon-Fri 09:00-17:00", [False]),
+        ("The race was on Sunday.", "Race 5 - 2033-04-24", [True]),  # a Sunday
+        ("The race was on Monday.", "Race 5 - 2033-04-24", [False]),
+        ("The bins go out on Friday.", "collection: weekly, weekdays", [True]),
+    ],
+)
+def test_a_day_of_the_week_is_a_value(claim: str, evidence: str, expected: list[bool]) -> None:
+    assert present(claim, evidence)[-len(expected) :] == expected
+
+
+def test_a_bound_the_other_way_does_not_state_a_value() -> None:
+    rules = "Speech content will make up no less than 25% of output."
+    assert present("Speech must be no more than 25% of output.", rules) == [False]
+    assert present("Speech must be at least 25% of output.", rules) == [True]

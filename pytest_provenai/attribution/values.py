@@ -110,6 +110,7 @@ _DURATION = (
     r"|\b(?:(?P<half>half)\s+an?|(?:a\s+|one\s+)?(?P<quarter>quarter)\s+of\s+an?"
     r"|(?P<three>three\s+quarters)\s+of\s+an?)\s+(?P<ud>[a-z]+)\b"
 )
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DOZEN = r"\b(?:(?P<n>an?|one|two|three|four|five|six|half\s+an?|\d+)\s+)dozen\b(?!s)"
 # The shapes, most specific first; each character of a text is taken once.
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -193,6 +194,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("multiplier", re.compile(r"\b(?:twice|double|triple|treble|quadruple)\b", re.IGNORECASE)),
+    # a day of the week, written in full ("on Thursday", "Sundays")
+    ("weekday", re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)})s?\b", re.IGNORECASE)),
 )
 _YEAR_ONLY = re.compile(rf"^{_YEAR}$")
 #: Unit words pint would read in a surprising way (``in`` = inch, ``a`` = annum, ``are`` =
@@ -255,9 +258,10 @@ _UNIT_ALIASES = {"kilo": "kilogram", "kilos": "kilogram", "kgs": "kilogram"}
 class Value:
     """One protected value: its text, its kind and its meaning.
 
-    ``kind``: date | time | datetime | week | version | identifier | dimensions | quantity |
-    number | multiplier | text. ``key`` is the meaning compared: a date as ``(year, month,
-    day)`` with None for a part not stated; a time as minutes after midnight; dimensions as
+    ``kind``: date | time | datetime | week | weekday | version | identifier | dimensions |
+    quantity | number | multiplier | text. ``key`` is the meaning compared: a date as
+    ``(year, month, day)`` with None for a part not stated; a weekday as 0 (Monday) to 6; a
+    time as minutes after midnight; dimensions as
     the tuple of sizes; a quantity as
     (magnitude in base units, dimensionality, magnitude as written, unit as written); a
     number as its float; a version / identifier / text as the casefolded string.
@@ -545,6 +549,8 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
             True,
             span,
         )
+    if kind == "weekday":
+        return Value(bare, "weekday", _WEEKDAYS.index(bare.casefold().rstrip("s")), True, span)
     if kind == "multiplier":
         return Value(bare, "number", _MULTIPLIERS[bare.casefold()], True, span)
     if kind == "daymonth":
@@ -668,7 +674,7 @@ _BOUNDS = (
         r"about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|just\s+over"
         r"|just\s+under|close\s+to|~",
     ),
-    (">=", r"at\s+least"),
+    (">=", r"at\s+least|no\s+less\s+than|not\s+less\s+than|no\s+fewer\s+than|a\s+minimum\s+of"),
     (
         ">",
         r"more\s+than|above|upwards\s+of|in\s+excess\s+of|(?:later|longer|greater|higher|"
@@ -800,7 +806,14 @@ def _within(a: Value, b: Value) -> bool:
     # "at least 2 hours" / "up to 4" is stated by the value itself; any larger or smaller
     # value would do only if it were the claim's subject's, and a premise holds many numbers
     # ("more than 106 countries" must not be met by a year or a head count)
-    return a.bound in (">=", "<=") and abs(y - x) <= 1e-9 * max(1.0, abs(x))
+    # ... unless the evidence bounds it the other way ("no more than 25%" against "no less
+    # than 25%")
+    opposite = {">=": ("<=", "<"), "<=": (">=", ">")}.get(a.bound or "", ())
+    return (
+        a.bound in (">=", "<=")
+        and b.bound not in opposite
+        and abs(y - x) <= 1e-9 * max(1.0, abs(x))
+    )
 
 
 def _same(a: Value, b: Value) -> bool:
@@ -1035,6 +1048,38 @@ def _clock_durations(folded_evidence: str) -> list[Value]:
     return out
 
 
+_DAY_WORD = re.compile(r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b")
+_DAY_RANGE = re.compile(
+    r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\s*(?:-|–|to|till|until|through)\s*"
+    r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b"
+)
+_ABBREVIATIONS = tuple(d[:3] for d in _WEEKDAYS)
+
+
+def _weekday_match(v: Value, folded: str, have: Sequence[Value]) -> ValueMatch:
+    """A day of the week is stated by its name or abbreviation ("Thu"), a range holding it
+    ("Mon-Fri"), "daily" / "every day" / "weekdays" / "weekends", or a full date that falls
+    on it; another day named instead is a conflict ("Thursday" against "Wed")."""
+    day = int(v.key)
+    named = {_ABBREVIATIONS.index(m.group(1)) for m in _DAY_WORD.finditer(folded)}
+    for m in _DAY_RANGE.finditer(folded):
+        first, last = _ABBREVIATIONS.index(m.group(1)), _ABBREVIATIONS.index(m.group(2))
+        named |= {(first + k) % 7 for k in range((last - first) % 7 + 1)}
+    if re.search(r"\b(?:daily|every\s+day|7\s+days\s+a\s+week)\b", folded):
+        named |= set(range(7))
+    if re.search(r"\bweekdays?\b", folded):
+        named |= set(range(5))
+    if re.search(r"\bweekends?\b", folded):
+        named |= {5, 6}
+    for b in have:
+        if b.kind in ("date", "datetime") and None not in b.key[:3]:
+            try:
+                named.add(_dt.date(*b.key[:3]).weekday())
+            except ValueError:
+                continue
+    return ValueMatch(v, day in named, day not in named and bool(named))
+
+
 def match_values(
     claim_values: Sequence[Value],
     evidence: Iterable[str] | str,
@@ -1056,6 +1101,9 @@ def match_values(
         if v.kind == "text":
             present = v.key in folded
             out.append(ValueMatch(v, present, False))
+            continue
+        if v.kind == "weekday":
+            out.append(_weekday_match(v, folded, have))
             continue
         present = any(_same(v, b) for b in have)
         if not present and v.kind == "quantity" and "/" in str(v.key[3]):
