@@ -330,6 +330,22 @@ def test_decide_precedence() -> None:
     assert _decide(judgement=nli).reasons == ("high_confidence_contradiction",)
 
 
+def test_a_source_nothing_resolves_is_never_a_pass() -> None:
+    """A claim that names a source the trace cannot resolve ("the Wexmoor Whispers blog
+    says") blocks as ``conflated`` with reason ``unresolved_attribution``, however well it
+    is supported; a generic phrase ("according to the sources") names no source and does
+    not; several families are not an unresolved source either."""
+    unknown = find_attribution("The Harwick quarterly bulletin notes that t", TOOLS)
+    assert (unknown.status, unknown.reason) == ("ambiguous", "unresolved_phrase")
+    blocked = _decide(attribution=unknown, judgement=Judgement(0.99, {}))
+    assert (blocked.verdict, blocked.reasons) == ("conflated", ("unresolved_attribution",))
+    generic = find_attribution("According to the sources, t", TOOLS)
+    assert generic.reason == "generic_source"
+    assert _decide(attribution=generic).verdict == "supported"
+    several = Attribution("ambiguous", reason="several_families")
+    assert _decide(attribution=several).verdict == "supported"
+
+
 def test_answer_verdict_fails_closed() -> None:
     assert answer_verdict("  ", []).reasons == ("empty_answer",)
     ok = _decide()

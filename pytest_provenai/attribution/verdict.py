@@ -14,7 +14,10 @@ A claim's verdict, first that applies:
 * ``supported`` or ``conflated`` — the calibrated support probability reaches the
   threshold and no protected value is missing from the routed premise (or a neutral
   decision is lexically rescued on exact structured evidence); ``conflated`` when the
-  stated attribution is incompatible with the routed source's family;
+  stated attribution is incompatible with the routed source's family (reason
+  ``conflation``), or names a source that neither the trace's tools, the lexicon nor the
+  similarity fallback resolves (reason ``unresolved_attribution``: an unresolvable citation
+  is never a pass; "according to the sources" names none and is not this);
 * otherwise rejected with the verdict head's most probable reject class (the head sees
   whether the premise states another value of a missing value's kind); the reason is
   ``missing_protected_values`` when a protected value is absent from the routed premise and
@@ -64,6 +67,7 @@ REJECT_VERDICTS = frozenset(
 HEAD_CLASSES = ("supported", "not_enough_evidence", "unsupported", "contradicted")
 BLOCK_REASONS = (
     "conflation",
+    "unresolved_attribution",
     "high_confidence_contradiction",
     "value_from_other_row",
     "negation_conflict",
@@ -216,10 +220,13 @@ def decide(
         supported, rescued = True, True
     if supported:
         fits = compatible(attribution, route_tool or "", route_family or "")
-        if fits is False:
+        unresolved = attribution.status == "ambiguous" and attribution.reason == (
+            "unresolved_phrase"
+        )
+        if fits is False or unresolved:
             return ClaimDecision(
                 verdict="conflated",
-                reasons=("conflation",),
+                reasons=("unresolved_attribution",) if unresolved else ("conflation",),
                 attribution_compatible=False,
                 rescued=rescued,
                 **base,
