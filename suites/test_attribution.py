@@ -104,9 +104,9 @@ def test_conflation_probes(
 
 
 # Issue 23: the hand-written test domains (animal shelter, climbing gym, bakery, orchestra
-# tour, lettings, kayak hire, vineyard), never fitted or tuned on. Gates are regression floors just under the
-# values measured with the issue-23 verifier (docs/attribution.md); the targets of issue 23
-# are above some of them, and the docs say which are not reached.
+# tour, lettings, kayak hire, vineyard), never fitted or tuned on. Gates are regression
+# floors just under the values measured with the issue-23 verifier (docs/attribution.md);
+# the targets of issue 23 are above some of them, and the docs say which are not reached.
 @pytest.mark.provenai_kind("mcp_trace")
 @pytest.mark.provenai_sets("handwritten-claims-test")
 @pytest.mark.attribution(
