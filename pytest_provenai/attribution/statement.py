@@ -5,14 +5,18 @@ Shapes (case-insensitive; a noun phrase is an optional determiner or possessive 
 up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it allowed):
 
 * **cue before** — ``according to NP``, ``as per NP``, ``going by NP``, ``based on NP``,
-  ``as stated/listed/… in NP``, ``in line with NP``; ``per NP`` only with a determiner or a
-  resolvable source noun (``per hour`` is a rate); anywhere in the text, also sentence-final
+  ``as stated/listed/… in NP``, ``in line with NP``; ``per NP`` only with a determiner, an
+  identifier (``per ticket JT-5519``), a tool's name or a strong source noun (``per hour``
+  and ``£2 per page`` are rates); anywhere in the text, also sentence-final
   (``…, according to the lease.``);
 * **weak cue** — ``in/from/under/on NP`` counts only when NP resolves to a source and the
   phrase ends at a comma or at the end of the sentence (``Under the lease, …``, ``… listed
-  in the fleet table.``): ``published in the paper Nature in 1990`` states nothing;
+  in the fleet table.``): ``published in the paper Nature in 1990`` states nothing; a first-
+  person check (``I checked NP and …``, ``I checked NP (…) and …``, a sentence opening
+  ``Checked NP: …`` / ``Looked at NP - …``) with any NP that resolves;
 * **verb after** — a clause-initial NP followed by a reporting verb (``says``, ``notes``,
-  ``lists``, ``returned``, ``turned up``, ``shows``, ``states``, …) — with any NP — or by a
+  ``lists``, ``returned``, ``turned up``, ``came back with``, ``shows``, ``flags``, …) —
+  with any NP — or by a
   content verb (``calls for``, ``recommends``, ``warns``, ``puts``, ``places``, ``has``, …)
   only when NP resolves to a source; also parenthetical and sentence-final
   (``…, the SCADA data shows.``, ``Thistlebrook, the online articles say, is …``) and
@@ -277,6 +281,10 @@ _SOURCE_NOUNS = (
     | frozenset(MARKERS)
     | frozenset(w for p in PHRASES for w in p.split())
 )
+
+
+#: The strong head nouns of every family, singular ("policy", "record", "database").
+_STRONG_NOUNS = frozenset(singular(w) for nouns in HEAD_NOUNS.values() for w in nouns[0])
 
 
 def _head(piece: str) -> str:
@@ -572,11 +580,7 @@ def _names_by_itself(words: list[Token] | None) -> bool:
         return False
     if any(any(ch.isdigit() for ch in w[0]) or "_" in w[0] for w in words):
         return True
-    return any(
-        singular(w[0]) in {singular(n) for n in nouns[0]}
-        for w in words
-        for nouns in HEAD_NOUNS.values()
-    )
+    return any(singular(w[0]) in _STRONG_NOUNS for w in words)
 
 
 def _names_a_thing(text: str, tokens: list[Token], words: list[Token]) -> bool:

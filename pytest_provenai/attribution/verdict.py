@@ -220,9 +220,7 @@ def decide(
         supported, rescued = True, True
     if supported:
         fits = compatible(attribution, route_tool or "", route_family or "")
-        unresolved = attribution.status == "ambiguous" and attribution.reason == (
-            "unresolved_phrase"
-        )
+        unresolved = (attribution.status, attribution.reason) == ("ambiguous", "unresolved_phrase")
         if fits is False or unresolved:
             return ClaimDecision(
                 verdict="conflated",
