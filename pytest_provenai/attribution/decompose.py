@@ -106,10 +106,9 @@ _PLEASANTRY = re.compile(
     | do\s+you\s+(?:want|need)\b | shall\s+i\b | should\s+i\b | want\s+me\s+to
     | (?:i\s+)?can\s+i\s+help | i\s+can\s+(?:also\s+)?(?:check|look|pull|send|dig|find|run|share)\b
       .*\bif\b
-    | (?:(?:i|we)\s+)?can\s+(?:also\s+|easily\s+)?[a-z][\w-]*\b.*\bif\s+(?:that|it|this)\s+
-      (?:helps|would\s+help)\b
-    | (?:(?:i|we)\s+)?can\s+(?:also\s+|easily\s+)?[a-z][\w-]*\b.*\bif\s+you\s+(?:want|need|
-      like|prefer|['’]d\s+like|would\s+like)\b
+    | (?:(?:i|we)\s+)?can\s+(?:also\s+|easily\s+)?[a-z][\w-]*\b.*\bif\s+
+      (?:(?:that|it|this)\s+(?:helps|would\s+help)
+      | you\s+(?:want|need|like|prefer|['’]d\s+like|would\s+like))\b
     | enjoy\b | have\s+(?:a|an|fun)\b | good\s+luck\b | best\s+of\s+luck | all\s+the\s+best
     | best\s+wishes | (?:wishing|wish)\s+you | safe\s+(?:travels?|journey|trip|flight|drive|
       crossing)\b | bon\s+voyage | (?:travel|drive|ride|fly)\s+safe(?:ly)?\b

@@ -424,16 +424,18 @@ _STRONG_CUE = re.compile(
     r"specified|mentioned|laid\s+out)\s+(?:in|by|on)|per)\s+(?=\S)",
     re.IGNORECASE,
 )
+#: A check the writer made ("I checked the invoice", "Looked at the log"): the verb alone
+#: says that what follows is a source.
+_LOOKED_VERBS = r"(?:checked|looked\s+at|looked\s+up|queried|searched|pulled\s+up)"
 _WEAK_CUE = re.compile(
     r"\b(?P<cue>in|from|under|on|within|based\s+on|looking\s+at|checking|consulting|"
-    r"(?:(?:i|we|i've|we've|i\s+have|we\s+have)\s+)?(?:checked|looked\s+at|looked\s+up|queried|"
-    r"searched|pulled\s+up)|going\s+off|"
+    rf"(?:(?:i|we|i've|we've|i\s+have|we\s+have)\s+)?{_LOOKED_VERBS}|going\s+off|"
     r"(?:confirmed|reported|shown|recorded|backed\s+up|supported|borne\s+out|indicated|"
     r"listed|stated|noted|given)\s+by|"
     r"fits|matches|agrees\s+with|tallies\s+with|consistent\s+with)\s+(?=\S)",
     re.IGNORECASE,
 )
-_LOOKED = re.compile(r"(?:(?:i|we)\S*\s+(?:have\s+)?)?(?:checked|looked|queried|searched|pulled)")
+_LOOKED = re.compile(rf"(?:(?:i|we)\S*\s+(?:have\s+)?)?{_LOOKED_VERBS}")
 _CLAUSE_START = re.compile(
     r"(?:^|(?<=[,;:—–(])|(?<=\s-)|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas)|(?<=\bwhich))[ \t]*",
     re.IGNORECASE,

@@ -1048,12 +1048,10 @@ def _clock_durations(folded_evidence: str) -> list[Value]:
     return out
 
 
-_DAY_WORD = re.compile(r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b")
-_DAY_RANGE = re.compile(
-    r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\s*(?:-|–|to|till|until|through)\s*"
-    r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b"
-)
 _ABBREVIATIONS = tuple(d[:3] for d in _WEEKDAYS)
+_WEEKDAY = rf"({'|'.join(_ABBREVIATIONS)})[a-z]*"
+_DAY_WORD = re.compile(rf"\b{_WEEKDAY}\b")
+_DAY_RANGE = re.compile(rf"\b{_WEEKDAY}\s*(?:-|–|to|till|until|through)\s*{_WEEKDAY}\b")
 
 
 def _weekday_match(v: Value, folded: str, have: Sequence[Value]) -> ValueMatch:
