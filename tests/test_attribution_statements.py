@@ -519,3 +519,21 @@ def test_twelfth_round_shapes_that_state_no_source(text: str) -> None:
 )
 def test_twelfth_round_offers_and_framings(sentence: str, pleasantry: bool) -> None:
     assert is_pleasantry(sentence) is pleasantry
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        ("That's all from me for today.", True),
+        ("Ping me anything that looks off.", True),
+        ("Raise any concerns with the site lead.", True),
+        ("Summary drafted from the two tickets; comments welcome.", True),
+        ("Feedback is always welcome!", True),
+        # assertions that open or close the same way
+        ("That's all for the 2035 season: 14 fixtures.", False),
+        ("The welcome desk opens at 8.", False),
+        ("Flag 7 was raised at 10:05.", False),
+    ],
+)
+def test_thirteenth_round_closings_and_invitations(sentence: str, pleasantry: bool) -> None:
+    assert is_pleasantry(sentence) is pleasantry

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_provenai.attribution.polarity import ANTONYMS, polarity
 from pytest_provenai.attribution.protected import check_values
-from pytest_provenai.attribution.rows import records, row_check
+from pytest_provenai.attribution.rows import log_other_line, records, row_check
 from pytest_provenai.attribution.support import support_signals
 from pytest_provenai.attribution.values import match_values, read_values
 from pytest_provenai.attribution.verdict import Judgement, decide
@@ -455,3 +455,145 @@ def test_a_bound_the_other_way_does_not_state_a_value() -> None:
     rules = "Speech content will make up no less than 25% of output."
     assert present("Speech must be no more than 25% of output.", rules) == [False]
     assert present("Speech must be at least 25% of output.", rules) == [True]
+
+
+# -- thirteenth round: value shapes and rows found in three more other-author domains ---------
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # an ISO time written with Z straight after the minutes
+        ("The pump tripped at 09:12Z.", "tripped_at: 2035-06-02T09:12Z", [True]),
+        ("The pump tripped at 9:12 am UTC.", "tripped_at: 2035-06-02T09:12Z", [True]),
+        ("The pump tripped at 09:21Z.", "tripped_at: 2035-06-02T09:12Z", [False]),
+        # "~" hedges with no word boundary before it
+        ("The log is ~2.1 MB.", "size: 2,064,210 bytes", [True]),
+        ("The log is ~3.1 MB.", "size: 2,064,210 bytes", [False]),
+        ("The crane moved at ~6 pm.", "moved 18:05", [True]),
+        # a bound in the evidence the same way as the claim's
+        ("Alarms fire above 80 dB.", "An alarm fires when noise exceeds 80 dB.", [True]),
+        ("Alarms fire above 85 dB.", "An alarm fires when noise exceeds 80 dB.", [False]),
+        # thousands written with k
+        ("Visits fell from ~9.2k to 7.5k.", "visits: 9240 then 7500", [True, True]),
+        ("Visits fell to 7.4k.", "visits: 9240 then 7500", [False]),
+        # a count out of a total kept whole
+        ("The check failed 1/4 probes.", "probe check: failed 1/4", [True]),
+        ("The check failed 2/4 probes.", "probe check: failed 1/4", [False]),
+        ("Two of the four probes failed.", "probe check: failed 2/4", [True, True]),
+        # a version inside a longer code is that code's
+        ("Release rel-2035.06.02-4 went out.", "rel-2035.06.02-3 deployed", [False]),
+        ("Release rel-2035.06.02-3 went out.", "rel-2035.06.02-3 deployed", [True]),
+        # days of the month as ordinal words; a spoken time with hyphens
+        ("It is due on the twenty-third of May.", "due: 2035-05-23", [True]),
+        ("It is due on the twenty-fourth of May.", "due: 2035-05-23", [False]),
+        ("The ferry is at quarter-past-six.", "dep 06:15", [True]),
+        # a count after a grouped number is no size ("41,237 x 502" is not 237 by 502)
+        ("There were 41,237 x 502 errors.", "http_502_count: 41237", [True, False]),
+    ],
+)
+def test_thirteenth_round_values_by_meaning(
+    claim: str, evidence: str, expected: list[bool]
+) -> None:
+    assert present(claim, evidence) == expected, [(v.text, v.kind) for v in read_values(claim)]
+
+
+HIVES_CSV = (
+    "hive,apiary,queen_colour,temper,frames\n"
+    "BK-3,Larkrise,yellow,calm,9\n"
+    "BK-7,Larkrise,green,defensive,5\n"
+    "BK-9,Whinmoor,white,calm,7\n"
+    "(3 rows)"
+)
+
+
+def test_csv_is_read_row_by_row_and_prose_with_commas_is_not() -> None:
+    rows = records(HIVES_CSV)
+    assert rows is not None and rows[0].split("\n")[0] == "hive: BK-3" and rows[-1] == "(3 rows)"
+    assert (
+        records("The shop opened, as planned, on Monday.\nSales rose, then fell.\nFine, all told.")
+        is None
+    )
+    check = row_check("BK-7 has 9 frames.", read_values("BK-7 has 9 frames."), HIVES_CSV)
+    assert check.structured and check.other_row == ("9",)
+
+
+@pytest.mark.parametrize(
+    ("claim", "swapped"),
+    [
+        ("BK-7's queen is marked yellow.", ("yellow",)),  # BK-3's colour said of BK-7
+        ("BK-9 is a defensive colony.", ("defensive",)),
+        ("BK-7's queen is marked green and the colony is defensive.", ()),
+        ("BK-7 is at Larkrise.", ()),  # every row's apiary word
+        ("BK-3 and BK-9 are both calm.", ()),  # two rows named: a listing
+        ("Two of the colonies are calm, one is defensive.", ()),  # counts rows
+    ],
+)
+def test_a_cell_of_another_row_said_of_the_claims_row_is_swapped(
+    claim: str, swapped: tuple[str, ...]
+) -> None:
+    assert row_check(claim, read_values(claim), HIVES_CSV).swapped == swapped
+
+
+def test_a_totals_line_that_names_the_row_speaks_of_it() -> None:
+    table = (
+        "meter,site,read_at,reading_m3\n"
+        "WM-4,North Yard,2035-01-01,300.0\nWM-4,North Yard,2035-02-01,341.5\n"
+        "WM-9,South Yard,2035-01-01,120.0\nWM-9,South Yard,2035-02-01,150.2\n"
+        "# used in January: WM-4 41.5 m³; WM-9 30.2 m³"
+    )
+    own = row_check("WM-4 used 41.5 m³ in January.", read_values("WM-4 used 41.5 m³"), table)
+    assert not own.missing and not own.other_row
+    swapped = row_check("WM-4 used 30.2 m³ in January.", read_values("WM-4 used 30.2 m³"), table)
+    assert [v[:4] for v in swapped.other_row] == ["30.2"]  # the value as read ("30.2 m")
+
+
+KILN_RECORD = "kiln: K-2\nstatus: active\nlocation: Bay 4\nalarm: tripped\nfirmware: 3.2.1"
+
+
+@pytest.mark.parametrize(
+    ("claim", "conflict"),
+    [
+        (
+            "Kiln K-2 is listed as inactive.",
+            "antonym_conflict",
+        ),  # the status line, not the best chunk
+        ("K-2's alarm has not tripped.", "negation_conflict"),  # a one-word field value negated
+        ("K-2's alarm was never tripped.", "negation_conflict"),
+        ("K-2's alarm has tripped.", None),
+        ("Kiln K-2 is active in Bay 4.", None),
+    ],
+)
+def test_a_one_record_source_is_read_whole_for_antonyms_and_negated_fields(
+    claim: str, conflict: str | None
+) -> None:
+    best_chunk = KILN_RECORD.split("\n")[0]
+    got = support_signals(
+        claim, KILN_RECORD, KILN_RECORD, best_chunk, [KILN_RECORD], structured=True
+    )
+    assert got.conflict == conflict
+
+
+DEPLOY_LOG = (
+    "[deploys] cluster=east-2 date=2035-06-02\n"
+    "2035-06-02T08:01:10Z build api-7.4.0 started by r.okafor (ticket OPS-311)\n"
+    "2035-06-02T08:20:44Z canary on node-3, node-5 passed 4/4 checks\n"
+    "2035-06-02T09:12:05Z rollback api-7.3.9 started by m.lindqvist\n"
+    "2035-06-02T09:15:30Z error rate back under 0.5%"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "other"),
+    [
+        ("The rollback at 09:12:05Z was started by r.okafor.", ("r.okafor",)),
+        ("At 08:20:44Z the canary passed 3/4 checks.", ()),  # no other line has 3/4: missing
+        ("Errors were back under 0.5% by 08:20:44Z.", ("0.5%",)),
+        ("The rollback at 09:12:05Z was started by m.lindqvist.", ()),
+        ("On 2 June the rollback started at 09:12:05Z.", ()),  # the header's date is every line's
+        # a summary of two lines gives two times: not checked here
+        ("The build started at 08:01:10Z and was rolled back at 09:12:05Z by m.lindqvist.", ()),
+    ],
+)
+def test_a_claim_about_one_log_line_takes_nothing_from_another_line(
+    claim: str, other: tuple[str, ...]
+) -> None:
+    assert log_other_line(claim, read_values(claim), DEPLOY_LOG) == other

@@ -94,6 +94,9 @@ _PLEASANTRY = re.compile(
       | it['’]s\s+(?:also\s+)?worth\s+(?:[a-z]+ing|a\s+call|a\s+look))\b
     | (?:do\s+|please\s+)?(?:ring|call|phone|contact|email|message)\s+.*\bif\s+you\b
     | that['’]s\s+(?:everything|all|the\s+lot|about\s+all|it)\s+(?:i|we)\b
+    | that['’]s\s+(?:it|all|everything)\s+(?:from|for)\s+(?:me|us|now|today)\b
+    | (?:please\s+|do\s+)?(?:flag|ping|shout|raise|mention|send)\s+(?:me\s+|us\s+)?
+      (?:anything|any\s+(?:questions?|issues?|problems?|concerns?|gaps?))\b
     | (?:(?:always|more\s+than|very)\s+)?(?:happy|glad|pleased|delighted)\s+to\s+
       (?!be\b|report\b|say\b|announce\b|confirm\b)[a-z]+
     | (?:glad|pleased|delighted)\s+(?:that|it|this|you)\b
@@ -133,6 +136,12 @@ _PLEASANTRY = re.compile(
     )""",
     re.IGNORECASE | re.VERBOSE,
 )
+#: An invitation that closes a sentence ("…; corrections welcome.", "Questions welcome!").
+_WELCOME = re.compile(
+    r"(?:^|[;,:(—–-]\s*)(?:any\s+)?(?:corrections?|comments?|questions?|feedback|edits?|"
+    r"thoughts)\s+(?:are\s+|is\s+)?(?:very\s+|always\s+|most\s+)?welcome[.!)\s]*$",
+    re.IGNORECASE,
+)
 #: A greeting that opens a sentence, a name after it ("Hi Sam, here's where …").
 _GREETING = re.compile(
     r"^[\W_]*(?:hi|hello|hey|hiya|dear|(?:good\s+)?(?:morning|afternoon|evening))\b"
@@ -161,7 +170,7 @@ def is_pleasantry(text: str) -> bool:
         return not rest.strip() or is_pleasantry(rest.strip())
     if _PROPER_START.match(stripped):
         return False
-    if _PLEASANTRY.match(stripped):
+    if _PLEASANTRY.match(stripped) or _WELCOME.search(stripped):
         return True
     # a question to the reader asks, it does not assert
     return stripped.rstrip("\"'”’) ").endswith("?")

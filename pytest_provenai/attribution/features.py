@@ -136,7 +136,7 @@ def claim_features(
         "number_mismatch": float(bool(values.conflicting)),
         "row_structured": float(rows.structured),
         "row_missing": float(len(rows.missing)),
-        "row_other": float(len(rows.other_row)),
+        "row_other": float(len(rows.other_row) + len(rows.swapped)),
         "unit_overlap": share(unit),
         "names_missing": float(names_missing),
         "align_ratio": signals.align_ratio,

@@ -193,12 +193,20 @@ def _said_fields(claim: str, unit: str, *, shortest: int = 1) -> Iterator[tuple[
 
 def _flag(claim: str, unit: str) -> str | None:
     """The yes/no field of ``unit`` the claim says (:func:`_said_fields`) with the opposite
-    polarity: the claim negates a ``yes`` field or affirms a ``no`` one. The field as
-    written, or None."""
+    polarity — the claim negates a ``yes`` field or affirms a ``no`` one — or a one-word
+    field value the claim negates ("is not flagged degraded" against ``status: degraded``).
+    The field as written, or None."""
     negated = negates(claim)
     for part, value in _said_fields(claim, unit):
         if value in _YES_NO and negated == _YES_NO[value]:
             return part
+    for part in re.split(r"[;\n]", unit):
+        kv = field(part)
+        if kv is None or not re.fullmatch(r"[^\W\d_]{4,}", kv[1]) or kv[1].casefold() in _YES_NO:
+            continue
+        negated_value = rf"\b(?:not|never|isn't|wasn't|aren't|weren't)\s+(?:\w+\s+){{0,2}}{kv[1]}\b"
+        if re.search(negated_value, claim, re.IGNORECASE):
+            return part.strip()
     return None
 
 

@@ -8,6 +8,9 @@ co-occur in one row; a value that only another row holds is not support.
 * **pipe tables** — a header line and rows with the same number of ``|`` cells; each row a
   record written as ``header: cell`` lines (lines of another shape are records of their own,
   e.g. a totals line);
+* **CSV** — a header line of short names and at least two rows with as many comma-separated
+  fields (quotes read by :mod:`csv`), written like a pipe table's rows; a footer line of
+  another shape (``(3 rows)``) is a record of its own;
 * **``key: value`` blocks** — records separated by a blank line, or by the first key
   coming round again.
 
@@ -23,6 +26,7 @@ Pure Python.
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from collections.abc import Sequence
@@ -38,6 +42,7 @@ __all__ = [
     "counts_rows",
     "cut_values",
     "field",
+    "log_other_line",
     "records",
     "row_check",
     "tabular_records",
@@ -108,6 +113,34 @@ def _table_records(lines: list[str]) -> list[str] | None:
     return out if len(out) >= 2 else None
 
 
+_FIELD_NAME = re.compile(r"[^\W_][\w ()/%#.-]{0,39}(?<!\.)")
+
+
+def _csv_records(lines: list[str]) -> list[str] | None:
+    body = [ln.strip() for ln in lines if ln.strip()]
+    if len(body) < 3:
+        return None
+    parsed = list(csv.reader(body, skipinitialspace=True))
+    header = [c.strip() for c in parsed[0]]
+    # field names, not a sentence cut at its commas: short, no full stop, mostly one word
+    if (
+        len(header) < 2
+        or not all(_FIELD_NAME.fullmatch(h) and len(h.split()) <= 3 for h in header)
+        or sum(len(h.split()) == 1 for h in header) * 2 < len(header)
+    ):
+        return None
+    rows = [i for i, cells in enumerate(parsed[1:], 1) if len(cells) == len(header)]
+    if len(rows) < 2 or len(body) - 1 - len(rows) > max(1, len(rows) // 5):
+        return None
+    out = []
+    for i, cells in enumerate(parsed[1:], 1):
+        if i in rows:
+            out.append("\n".join(f"{h}: {c.strip()}" for h, c in zip(header, cells, strict=True)))
+        else:
+            out.append(body[i])
+    return out
+
+
 def _kv_records(lines: list[str]) -> list[str] | None:
     kv = [ln for ln in lines if _KV.match(ln)]
     if len(kv) < 2 or len(kv) < 0.6 * len([ln for ln in lines if ln.strip()]):
@@ -141,29 +174,33 @@ def records(text: str) -> list[str] | None:
     if found is not None:
         return found
     lines = text.split("\n")
-    return _table_records(lines) or _kv_records(lines)
+    return _table_records(lines) or _csv_records(lines) or _kv_records(lines)
 
 
 def tabular_records(text: str) -> list[str] | None:
-    """The records of a JSON output or a pipe table (as :func:`records` writes them: each
-    row's cells under their headers, ``header: cell`` lines), or None for anything else —
+    """The records of a JSON output, a pipe table or CSV (as :func:`records` writes them:
+    each row's cells under their headers, ``header: cell`` lines), or None for anything else —
     ``key: value`` blocks and prose, whose lines already name what they hold."""
     found = _json_records(text)
     if found is not None:
         return found
-    return _table_records(text.split("\n"))
+    lines = text.split("\n")
+    return _table_records(lines) or _csv_records(lines)
 
 
 @dataclass(frozen=True)
 class RowCheck:
     """The claim's row in a structured source: ``structured`` (the source has ≥ 2
     records), ``row`` (the record's text), ``missing`` (claim values the row lacks),
-    ``other_row`` (those of them another record holds: a value from another row)."""
+    ``other_row`` (those of them another record holds: a value from another row),
+    ``swapped`` (cells of another record whose words the claim says of its own:
+    :func:`_swapped_cells`)."""
 
     structured: bool
     row: str = ""
     missing: tuple[str, ...] = ()
     other_row: tuple[str, ...] = ()
+    swapped: tuple[str, ...] = ()
 
     @property
     def conflict(self) -> bool:
@@ -182,7 +219,8 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     about the whole table, not a row: the claim's row is one of the data rows, and where the
     claim names no row's entity ("the orchard produced 44 kg from three hives"), the totals
     lines are read with that row. A claim that names a row ("HM-12 produced 44 kg") gets
-    nothing from them: a total is then a value from another record. One-line records above
+    nothing from them — a total is then a value from another record — unless a totals line
+    names that row too ("used in January: WM-4 41.5 m³; WM-9 30.2 m³"). One-line records above
     the first data row (a caption: "Spring Series 2033 - Race 5 - Sun 2033-04-27") are read
     with every row."""
     rows = records(source_text)
@@ -219,7 +257,20 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
 
     best = max(candidates, key=rank)
     row = rows[best] + caption
-    if not distinctive & row_terms[best]:
+    entity = distinctive & row_terms[best]
+    # a totals line that names the claim's row ("used in January: WM-4 41.5 m³; WM-9 30.2 m³")
+    # says something of that row: the part of it (between semicolons) that names the row
+    said_of = [
+        part.strip()
+        for i in table_level
+        if data and i > min(data)
+        for part in rows[i].split(";")
+        if entity & content_terms(part)
+    ]
+    if said_of:
+        row += "".join(f"\n{part}" for part in said_of)
+        matches[best] = match_values(values, row, missing_quantity_unit=True)
+    if not entity:
         # no entity named: the claim's row is the one holding most of its values, read with
         # the table's totals lines
         totals = "".join(f"\n{rows[i]}" for i in table_level)
@@ -245,7 +296,8 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             row = rows[best] + totals
     absent = [k for k, m in enumerate(matches[best]) if not m.present]
     named_too = _clause_rows(content, values, absent, distinctive, row_terms, matches, best)
-    for i in sorted({*_listed_rows(content, values, row_terms, matches, best), *named_too}):
+    listed = {*_listed_rows(content, values, row_terms, matches, best), *named_too}
+    for i in sorted(listed):
         row += f"\n{rows[i]}"
         absent = [k for k in absent if not matches[i][k].present]
     missing = [values[k] for k in absent]
@@ -259,7 +311,47 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             if i != best
         )
     ]
-    return RowCheck(True, row, tuple(v.text for v in missing), tuple(other))
+    counting = counts_rows(content, values) or any(_count_word(v) for v in values)
+    swapped: list[str] = []
+    if distinctive & row_terms[best] and not listed and not counting:
+        swapped = _swapped_cells(terms, rows, best, candidates)
+    return RowCheck(True, row, tuple(v.text for v in missing), tuple(other), tuple(swapped))
+
+
+def _fields(record: str) -> dict[str, str]:
+    return {kv[0].casefold(): kv[1] for kv in map(field, record.split("\n")) if kv}
+
+
+def _swapped_cells(
+    terms: set[str], rows: Sequence[str], best: int, candidates: Sequence[int]
+) -> list[str]:
+    """Words of another row said of the claim's row: the claim names its row ("BK-7")
+    and gives a field the words of another row's cell in that field ("yellow" for its queen) where
+    its own row has other words and the claim says none of them. Short cells only (a
+    colour, a status, a name, a treatment: four words at most), and only words the claim's
+    row has nowhere; values (numbers, dates, times) are the value check's. Not for a claim
+    that counts rows ("two are calm, one defensive"): it speaks of the table."""
+    own = _fields(rows[best])
+    own_terms = content_terms(rows[best])
+    out: list[str] = []
+    for i in candidates:
+        if i == best:
+            continue
+        for key, cell in _fields(rows[i]).items():
+            mine = own.get(key)
+            if mine is None or len(cell.split()) > 4 or len(mine.split()) > 4:
+                continue
+            said = content_terms(cell) - content_terms(mine)
+            if (
+                said
+                and content_terms(mine)
+                and said <= terms
+                and not said & own_terms
+                and not terms & content_terms(mine)
+                and cell not in out
+            ):
+                out.append(cell)
+    return out
 
 
 _CLAUSE = re.compile(r"[^;,]+")
@@ -427,3 +519,62 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
         if any(0 < h < len(data) and h == int(v.key) for h in hits):
             out += [v.text, *(w.text for w in total)]
     return tuple(out)
+
+
+_HANDLE = re.compile(r"(?<![\w.-])(?:[A-Z][a-z]+|\w+(?:[._-]\w+)+)(?![\w-])")
+
+
+def _handles(text: str) -> list[str]:
+    """Capitalised words not opening the text, and words joined by ``.``, ``-`` or ``_``."""
+    return [
+        m.group(0).rstrip(".")
+        for m in _HANDLE.finditer(text)
+        if m.start() > 0 or not m.group(0)[0].isupper()
+    ]
+
+
+_STAMP = re.compile(r"\s*\[?(?:\d{4}-\d{2}-\d{2}[T ])?\d{2}:\d{2}(?::\d{2})?")
+
+
+def log_other_line(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
+    """What a claim about one line of a log takes from another line (issue 23).
+
+    A log is three or more lines, most opening with a timestamp; lines without one (a
+    header: ``cluster=east-2 date=2035-06-02``) are said of every line. A claim that gives
+    one time of day which exactly one line holds is about that line: its other values and
+    its handles (a capitalised word, or words joined by ``.``, ``-`` or ``_`` such as
+    ``m.lindqvist`` and ``node-3``) must be in it. A value or handle that line lacks and
+    another line holds is returned ("the rollback at 09:12:05Z was started by r.okafor"
+    when the 09:12:05 line says m.lindqvist). A claim with no time or with two (a summary of
+    several lines) is not checked here."""
+    lines = [ln for ln in source_text.split("\n") if ln.strip()]
+    if len(lines) < 3 or sum(bool(_STAMP.match(ln)) for ln in lines) < 0.7 * len(lines):
+        return ()
+    times = [v for v in values if v.kind in ("time", "datetime")]
+    if len(times) != 1:
+        return ()
+    # lines without a timestamp (a header: "station=HW-Jetty date=2033-04-27") are said of
+    # every line
+    context = "".join(f"\n{ln}" for ln in lines if not _STAMP.match(ln))
+    lines = [ln for ln in lines if _STAMP.match(ln)]
+    found = [match_values(values, ln + context) for ln in lines]
+    k = values.index(times[0])
+    holding = [i for i, m in enumerate(found) if m[k].present]
+    if len(holding) != 1:
+        return ()
+    line = holding[0]
+    other: list[str] = [
+        v.text
+        for j, v in enumerate(values)
+        if not found[line][j].present
+        and not _count_word(v)
+        and any(m[j].present for i, m in enumerate(found) if i != line)
+    ]
+    own = (lines[line] + context).casefold()
+    for name in _handles(cut_values(content, values)):
+        word = re.compile(rf"(?<![\w.-]){re.escape(name.casefold())}(?![\w-])")
+        if not word.search(own) and any(
+            word.search(ln.casefold()) for i, ln in enumerate(lines) if i != line
+        ):
+            other.append(name)
+    return tuple(other)

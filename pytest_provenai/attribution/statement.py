@@ -20,7 +20,11 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   content verb (``calls for``, ``recommends``, ``warns``, ``puts``, ``places``, ``has``, …)
   only when NP resolves to a source; also parenthetical and sentence-final
   (``…, the SCADA data shows.``, ``Thistlebrook, the online articles say, is …``) and
-  ``as NP suggests``.
+  ``as NP suggests``;
+* **label** — a note's opening noun phrase of two or more words, not all capitalised (a
+  title is a name), before a colon and a space or an arrow (``Appeals db: …``, ``Local
+  news search -> …``) whose head is a strong source noun, a multi-word source name or a
+  family marker.
 
 Resolution of the noun phrase, in order (the first rule that gives one family wins; the rule
 is recorded): **tool name** — the NP is a tool's name, or its head noun is a word of a
@@ -597,6 +601,28 @@ def _names_a_thing(text: str, tokens: list[Token], words: list[Token]) -> bool:
     return determined or possessive
 
 
+#: A source named as the label of a note: "Appeals db: …", "Local news search -> …" (two or
+#: more words before a colon or an arrow at the start of the claim).
+_LABEL = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]+)?(?P<np>[^\W\d_][\w'’./-]*(?:[ \t]+[\w'’./-]+){1,5})"
+    r"[ \t]*(?::[ \t]|->|→)[ \t]*(?=\S)"
+)
+
+
+def _names_strongly(noun_phrase: str) -> bool:
+    """Whether a label's noun phrase names a source beyond doubt: a strong head noun of a
+    family (numbers aside: "Policy doc s3.2"), a multi-word source name or a family marker
+    ("File metadata", "Appeals db", "Local news search"); "Match result" and "Storage fee"
+    label a fact, not a source."""
+    words = [w for w in _np_words(noun_phrase) if not any(ch.isdigit() for ch in w)]
+    text = " ".join(words)
+    return (
+        any(singular(_EXPAND.get(w, w)) in _STRONG_NOUNS for w in words[-2:])
+        or any(p in text for p in PHRASES)
+        or any(w in MARKERS for w in words)
+    )
+
+
 def find_spans(text: str, names_source: NamesSource) -> list[Span]:
     """Every attribution phrase of ``text`` by shape (see the module docstring), in text
     order, not overlapping. ``names_source(noun_phrase)`` says whether a noun phrase names
@@ -655,6 +681,25 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
         if closing == "":
             end = np[-1][2]
         add(Span(start, end, phrase(np), np[0][1], np[-1][2], "cue_before", True))
+    label = _LABEL.match(text)
+    if label is not None:
+        words = [t for t in _tokens(text, label.start("np")) if t[2] <= label.end("np")]
+        # a title ("American Greetings Properties: …") is a name, not a note's label
+        title = all(text[t[1]].isupper() for t in words if text[t[1]].isalpha())
+        np = _noun_phrase(words)
+        # a noun phrase, no verb in it ("The van has one rule: …" is a claim)
+        whole = (
+            bool(np)
+            and np[-1][2] == words[-1][2]
+            and not any(_is_verb(np, k) for k in range(1, len(np)))
+        )
+        resolved = longest_resolving(np) if len(np) >= 2 and whole and not title else None
+        if resolved is not None and _names_strongly(phrase(resolved)):
+            add(
+                Span(
+                    0, label.end(), phrase(resolved), resolved[0][1], resolved[-1][2], "label", True
+                )
+            )
     for m in _WEAK_CUE.finditer(text):
         words = _noun_phrase(_tokens(text, m.end()))
         resolved = longest_resolving(words) if words else None

@@ -4,11 +4,15 @@ claim's evidence unit, and whether a neutral decision may be lexically rescued.
 
 The *unit* is the claim's row when the routed source is structured (a table, ``key: value``
 records, JSON; :mod:`~pytest_provenai.attribution.rows`), else the routed source's chunk
-most similar to the claim. A *conflict* makes the claim ``contradicted`` whatever the
-calibrated score says (:func:`~pytest_provenai.attribution.verdict.decide`):
+most similar to the claim; a source that is one record is also read whole for antonyms and
+negated fields (its chunk may be one line of it). A *conflict* makes the claim
+``contradicted`` whatever the calibrated score says
+(:func:`~pytest_provenai.attribution.verdict.decide`):
 
-* ``value_from_other_row`` — a claim value that the claim's row lacks and another row of
-  the same source holds;
+* ``value_from_other_row`` — a claim value (or a cell's words) that the claim's row lacks
+  and another row of the same source holds, or a value or name that the one line of a log
+  the claim's time points at lacks and another line holds
+  (:func:`~pytest_provenai.attribution.rows.log_other_line`);
 * ``negation_conflict`` — the claim negates what the unit affirms, or the reverse, over a
   shared predicate, or it contradicts a yes/no field of the unit (``courier required:
   yes``);
@@ -38,7 +42,14 @@ from pytest_provenai.attribution.protected import (
     overlap,
     rescue,
 )
-from pytest_provenai.attribution.rows import RowCheck, counted, counts_rows, row_check
+from pytest_provenai.attribution.rows import (
+    RowCheck,
+    counted,
+    counts_rows,
+    log_other_line,
+    records,
+    row_check,
+)
 
 __all__ = [
     "CONFLICT_REASONS",
@@ -116,8 +127,15 @@ def verbatim(content: str, sentence: str, source_text: str) -> bool:
 _CALENDAR = frozenset(
     """january february march april may june july august september october november december
     jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday
-    saturday sunday utc gmt bst cet""".split()
+    saturday sunday mon tue tues wed thu thur thurs fri sat sun utc gmt bst cet""".split()
 )
+
+
+def _one_record(source_text: str) -> str | None:
+    """The record of a source that is one record (a ``key: value`` block, one JSON object):
+    its unit is the whole record, as a table row's is the row."""
+    found = records(source_text)
+    return found[0] if found is not None and len(found) == 1 and "\n" in found[0] else None
 
 
 def names(content: str) -> list[str]:
@@ -163,6 +181,18 @@ def support_signals(
         row = replace(row, missing=tuple(v for v in row.missing if v not in counts))
     unit = row.row if row.structured else best_chunk
     pol = polarity(content, unit, fields=not counts_rows(content, read))
+    record = None if row.structured else _one_record(source_text)
+    if record is not None and pol.antonym is None and pol.flag is None:
+        # a record's fields are read whole for antonyms and negated fields ("as inactive"
+        # against ``status: active``); a negation over shared words stays the chunk's
+        whole = polarity(content, record, fields=not counts_rows(content, read))
+        if whole.antonym is not None or whole.flag is not None:
+            pol = replace(pol, antonym=whole.antonym, flag=whole.flag)
+            pol = replace(pol, negation=pol.negation or whole.flag is not None)
+    if not row.structured:
+        from_line = log_other_line(content, read, source_text)
+        if from_line:
+            row = replace(row, other_row=from_line)
     conflict: str | None = None
     if row.conflict:
         conflict = "value_from_other_row"
@@ -170,6 +200,8 @@ def support_signals(
         conflict = "negation_conflict"
     elif pol.antonym is not None:
         conflict = "antonym_conflict"
+    elif row.swapped:
+        conflict = "value_from_other_row"
     folded_source = " ".join(source_text.split()).casefold()
     named = content
     for v in sorted(claim_values(content), key=lambda v: -v.span[0]):

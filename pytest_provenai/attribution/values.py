@@ -39,7 +39,23 @@ _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
-_DAY = r"(?:[0-3]?\d)(?:st|nd|rd|th)?"
+#: Days of the month as ordinal words ("the twenty-second of March"), read as digits.
+_ORDINAL_DAYS = {
+    w: i + 1
+    for i, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+        "twentieth".split()
+    )
+}
+_ORDINAL_DAYS.update({f"twenty-{w}": 20 + n for w, n in list(_ORDINAL_DAYS.items())[:9]})
+_ORDINAL_DAYS.update({"thirtieth": 30, "thirty-first": 31})
+_ORDINAL_DAY = (
+    r"(?:"
+    + "|".join(re.escape(w).replace("\\-", "[\\s-]") for w in sorted(_ORDINAL_DAYS, key=len)[::-1])
+    + r")"
+)
+_DAY = rf"(?:(?:[0-3]?\d)(?:st|nd|rd|th)?|(?:the\s+)?{_ORDINAL_DAY})"
 _YEAR = r"(?:1[5-9]\d\d|2\d\d\d)"
 _NUMBER_WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -76,8 +92,8 @@ _CLAUSE_END = r"(?=\s*(?:,(?!\d)|[;!?)]|\.(?!\d)|$|\s+(?:on|sharp|tonight|today|
 #: in words after "at/from/until/till": "starts at eight"): no library reads these. Minutes
 #: in digits only before "past": "3 to 4 pm" is a range, not 15:57.
 _CLOCK = (
-    r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2}(?=\s+past))\s+"
-    rf"(?P<dir>past|to)\s+(?P<h1>{_HOUR})|(?P<h2>{_HOUR})\s+o['’]clock"
+    r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2}(?=\s+past))[\s-]+"
+    rf"(?P<dir>past|to)[\s-]+(?P<h1>{_HOUR})|(?P<h2>{_HOUR})\s+o['’]clock"
     rf"|half\s+(?P<h3>{_HOUR}){_AFTER_HOUR}"
     rf"|(?:(?<=\bat\s)|(?<=\bfrom\s)|(?<=\buntil\s)|(?<=\btill\s))"
     rf"(?:(?P<h4>{_HOUR_WORD}){_AFTER_HOUR}|(?P<h5>1[0-2]|[1-9]){_CLAUSE_END}))"
@@ -115,7 +131,7 @@ _DOZEN = r"\b(?:(?P<n>an?|one|two|three|four|five|six|half\s+an?|\d+)\s+)dozen\b
 # The shapes, most specific first; each character of a text is taken once.
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # ISO, and EXIF's "2032:08:13 09:26:51"
-    ("datetime", re.compile(r"\b\d{4}([-:])\d{2}\1\d{2}[ T]\d{1,2}:\d{2}\b")),
+    ("datetime", re.compile(r"\b\d{4}([-:])\d{2}\1\d{2}[ T]\d{1,2}:\d{2}(?!\d)")),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{4}/\d{2}/\d{2}\b")),
     # day/month/year with slashes, dots or dashes ("01/03/2031", "4.3.2031", "03-03-2031",
     # "03/03/31"): day first, as the settings read every date; a version never has a year
@@ -142,7 +158,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("duration", re.compile(_DURATION, re.IGNORECASE)),
     ("dozen", re.compile(_DOZEN, re.IGNORECASE)),
-    ("version", re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){2,}(?![\w.]*\d)")),
+    # a version stands alone: inside a longer code ("cfg-2034.03.14-3") it is that code's
+    ("version", re.compile(r"(?<![\w.-])[vV]?\d+(?:\.\d+){2,}(?![\w.]*\d|-\w)")),
     ("week", re.compile(r"\b\d{4}-W\d{2}\b")),
     (
         "date",
@@ -159,7 +176,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "dimensions",
         re.compile(
-            r"\b\d{1,5}[ \t]*[x×][ \t]*\d{1,5}\b"
+            r"(?<![\d,.])\b\d{1,5}[ \t]*[x×][ \t]*\d{1,5}\b"
             r"|\b\d{1,5}[ \t]+by[ \t]+\d{1,5}(?=[ \t]*(?:px|pixels?|mm|cm|m|metres?|meters?|"
             r"in|inches|ft|feet)\b)"
             # without a unit, two sizes of three or more digits, the second no year
@@ -176,6 +193,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
+    # a count out of a total ("failed 2/3 checks", "40/40 busy"); day/month took its dates
+    ("ratio", re.compile(r"(?<![\w./])\d{1,4}/\d{1,4}(?![\w/]|\.\d)")),
     (
         "identifier",
         re.compile(
@@ -259,10 +278,10 @@ class Value:
     """One protected value: its text, its kind and its meaning.
 
     ``kind``: date | time | datetime | week | weekday | version | identifier | dimensions |
-    quantity | number | multiplier | text. ``key`` is the meaning compared: a date as
+    ratio | quantity | number | multiplier | text. ``key`` is the meaning compared: a date as
     ``(year, month, day)`` with None for a part not stated; a weekday as 0 (Monday) to 6; a
     time as minutes after midnight; dimensions as
-    the tuple of sizes; a quantity as
+    the tuple of sizes; a ratio ("2/3") as (part, whole); a quantity as
     (magnitude in base units, dimensionality, magnitude as written, unit as written); a
     number as its float; a version / identifier / text as the casefolded string.
     ``parsed`` is False when no library could read it (then it is compared as text).
@@ -527,6 +546,9 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
             if re.fullmatch(r"\d+(?:st|nd|rd|th)", bare):
                 return None
             letters = bare.lstrip("0123456789.,-")
+            if letters.casefold() == "k":  # "8.4k": thousands
+                number = _digits(bare[: -len(letters)].rstrip("-"))
+                return None if number is None else Value(bare, "number", number * 1000, True, span)
             if letters.casefold() in ("c", "f"):  # "220C": degrees, not coulombs
                 degrees = _read("quantity", f"{bare[: -len(letters)]} °{letters.upper()}", span)
                 return degrees and Value(bare, degrees.kind, degrees.key, True, span)
@@ -551,6 +573,9 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         )
     if kind == "weekday":
         return Value(bare, "weekday", _WEEKDAYS.index(bare.casefold().rstrip("s")), True, span)
+    if kind == "ratio":
+        part, whole = (int(n) for n in bare.split("/"))
+        return Value(bare, "ratio", (part, whole), True, span)
     if kind == "multiplier":
         return Value(bare, "number", _MULTIPLIERS[bare.casefold()], True, span)
     if kind == "daymonth":
@@ -561,7 +586,14 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
     if kind == "datetime":
         bare = re.sub(r"^(\d{4}):(\d{2}):(\d{2})", r"\1-\2-\3", bare)  # EXIF
     if kind in ("date", "datetime"):
-        key = _date_key(re.sub(r"^(\d{1,2})[.-](\d{1,2})[.-](\d{4})$", r"\1/\2/\3", bare))
+        # "the twenty-second of March" is read as "22 of March"
+        digits = re.sub(
+            rf"^(?:the\s+)?({_ORDINAL_DAY})\b",
+            lambda m: str(_ORDINAL_DAYS[re.sub(r"[\s-]+", "-", m.group(1).casefold())]),
+            bare,
+            flags=re.IGNORECASE,
+        )
+        key = _date_key(re.sub(r"^(\d{1,2})[.-](\d{1,2})[.-](\d{4})$", r"\1/\2/\3", digits))
         if key is None:
             return Value(bare, "text", bare.casefold(), False, span)
         if kind == "datetime":
@@ -672,12 +704,13 @@ _BOUNDS = (
     (
         "~",
         r"about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|just\s+over"
-        r"|just\s+under|close\s+to|~",
+        r"|just\s+under|close\s+to",
     ),
     (">=", r"at\s+least|no\s+less\s+than|not\s+less\s+than|no\s+fewer\s+than|a\s+minimum\s+of"),
     (
         ">",
-        r"more\s+than|above|upwards\s+of|in\s+excess\s+of|(?:later|longer|greater|higher|"
+        r"more\s+than|above|exceeds|exceeding|exceeded|upwards\s+of|in\s+excess\s+of"
+        r"|(?:later|longer|greater|higher|"
         r"larger|bigger|older)\s+than",
     ),
     (
@@ -685,13 +718,18 @@ _BOUNDS = (
         r"less\s+than|fewer\s+than|below|under|(?:shorter|earlier|lower|smaller|younger)\s+than",
     ),
 )
-_BOUND_RES = tuple((b, re.compile(rf"\b(?:{words})\s*$", re.IGNORECASE)) for b, words in _BOUNDS)
+#: "~" has no word boundary before it ("at ~3.4 kB").
+_TILDE = r"|(?<!\w)~"
+_BOUND_RES = tuple(
+    (b, re.compile(rf"(?:\b(?:{words}){_TILDE if b == '~' else ''})\s*$", re.IGNORECASE))
+    for b, words in _BOUNDS
+)
 
 
 #: Hedges before a time of day ("just after 10 pm" against 22:05): within :data:`_NEAR_MINUTES`.
 _NEAR_TIME = re.compile(
-    r"\b(?:(?:just|shortly|soon|right)\s+(?:after|before)|about|around|roughly|approximately"
-    r"|approx\.?|circa|c\.|~)\s*(?:at\s+)?$",
+    r"(?:\b(?:(?:just|shortly|soon|right)\s+(?:after|before)|about|around|roughly|approximately"
+    r"|approx\.?|circa|c\.)|(?<!\w)~)\s*(?:at\s+)?$",
     re.IGNORECASE,
 )
 _NEAR_MINUTES = 15
@@ -847,8 +885,10 @@ def _same_as_written(a: Value, b: Value) -> bool:
         return bool(ka[0] == kb)
     if a.kind == "number" and b.kind in ("date", "datetime") and _YEAR_ONLY.match(a.text):
         return bool(ka == kb[0])  # "the summer 2031 timetable" against 2031-04-30
-    if a.kind in ("version", "identifier", "week", "dimensions"):
+    if a.kind in ("version", "identifier", "week", "dimensions", "ratio"):
         return b.kind == a.kind and ka == kb
+    if a.kind == "number" and b.kind == "ratio":  # "2 of the 3 checks" against "2/3"
+        return float(ka) in (float(kb[0]), float(kb[1]))
     if a.kind == "quantity":
         if b.kind == "quantity" and _money_of_rate(a, b):
             # "1.87 GBP" said of "1.87 GBP per cubic metre": the amount as written
@@ -881,7 +921,7 @@ def _kin(a: Value, b: Value) -> bool:
         return b.kind in ("time", "datetime")
     if a.kind == "number":
         return b.kind in ("number", "quantity")
-    if a.kind in ("version", "week", "dimensions"):
+    if a.kind in ("version", "week", "dimensions", "ratio"):
         return b.kind == a.kind
     return False
 
