@@ -17,7 +17,6 @@ from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.traces import collect_evidence
 from pytest_provenai.verify.derive import derive_table, row_line
 from pytest_provenai.verify.forest import (
-    NEAR_TIE_F1,
     SEED_THRESHOLD,
     THRESHOLD_GRID,
     choose_threshold,
@@ -60,9 +59,9 @@ def test_the_calibrator_is_fitted_once_and_chooses_its_threshold_on_validation()
     points = {p["threshold"]: p for p in cal.sweep}
     assert SEED_THRESHOLD in points
     best = max(p["reject_f1"] for p in cal.sweep)
-    assert points[cal.threshold]["reject_f1"] >= best - NEAR_TIE_F1
-    # the highest threshold of the near-tie: none above it is within NEAR_TIE_F1
-    assert all(p["reject_f1"] < best - NEAR_TIE_F1 for t, p in points.items() if t > cal.threshold)
+    assert points[cal.threshold]["reject_f1"] == best
+    # an exact tie goes to the higher threshold
+    assert all(p["reject_f1"] < best for t, p in points.items() if t > cal.threshold)
     assert cal.identity["table_rows_sha256"] == load_table(SHIPPED_TABLE).rows_sha256
     rows = [r["features"] for r in load_table(SHIPPED_TABLE).split("test")[:5]]
     first, again = cal.predict(rows), cal.predict(rows)
@@ -71,14 +70,15 @@ def test_the_calibrator_is_fitted_once_and_chooses_its_threshold_on_validation()
     assert all(abs(sum(j.head.values()) - 1.0) < 1e-9 for j in first)
 
 
-def test_a_near_tie_of_reject_f1_goes_to_the_higher_threshold() -> None:
+def test_the_threshold_is_the_max_reject_f1_and_an_exact_tie_goes_higher() -> None:
     def point(t: float, f1: float) -> dict[str, float]:
         return {"threshold": t, "reject_f1": f1, "accuracy": 0.5}
 
+    # no near-tie window since the thirteenth round: 0.840 beside 0.847 does not win
     near = [point(0.5, 0.82), point(0.55, 0.847), point(0.6, 0.840), point(0.65, 0.827)]
-    assert choose_threshold(near) == 0.6  # 0.840 is within 0.01 of 0.847: fail closed
-    clear = [point(0.5, 0.82), point(0.55, 0.86), point(0.6, 0.84)]
-    assert choose_threshold(clear) == 0.55
+    assert choose_threshold(near) == 0.55
+    tied = [point(0.5, 0.82), point(0.55, 0.86), point(0.6, 0.86), point(0.65, 0.84)]
+    assert choose_threshold(tied) == 0.6  # an exact tie: the higher blocks more
 
 
 def test_the_shipped_lm_table_fits_the_current_features() -> None:
