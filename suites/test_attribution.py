@@ -31,14 +31,15 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 # Gates of the hand-written test domains: regression floors just under the issue-23
 # verifier's measurement (docs/attribution.md), not the issue's targets.
 # Six domains since the eleventh round (kayak_hire, by another author, joined the five);
-# seven since the twelfth (vineyard, by another author, read only as an aggregate). The
-# verdict floor went from 0.75 to 0.74 then: the eleventh-round verifier scores 0.732
-# (218/298) on the seven, this one 0.745 (222/298), so the floor still fails the last round.
-HANDWRITTEN_REJECT_F1 = 0.82  # measured 0.830 (six domains 0.840; five 0.881 tenth round)
-HANDWRITTEN_VERDICT_ACCURACY = 0.74  # measured 0.745 (222/298; six 0.767); target 0.85
+# seven since the twelfth (vineyard), eight since the thirteenth (food_bank; both by other
+# authors, read only as aggregates). The verdict floor is 0.72 since then: the twelfth-round
+# verifier scores 0.713 (248/348) on the eight, this one 0.733 (255/348), so the floor still
+# fails the last round.
+HANDWRITTEN_REJECT_F1 = 0.82  # measured 0.827 (seven domains 0.830; five 0.881 tenth round)
+HANDWRITTEN_VERDICT_ACCURACY = 0.72  # measured 0.733 (255/348; seven 0.765); target 0.85
 HANDWRITTEN_REPAIR = 0.95  # measured 1.0
-HANDWRITTEN_CONFLATION_LABEL = 0.7  # measured 12/14 (first round 6/10); target 1.0
-HANDWRITTEN_CONTROLS = 0.6  # measured 13/14 (first round 4/10); target 0.95
+HANDWRITTEN_CONFLATION_LABEL = 0.7  # measured 13/16 (first round 6/10); target 1.0
+HANDWRITTEN_CONTROLS = 0.6  # measured 13/16 (first round 4/10); target 0.95
 
 
 @pytest.mark.provenai_kind("mcp_trace")
@@ -104,7 +105,7 @@ def test_conflation_probes(
 
 
 # Issue 23: the hand-written test domains (animal shelter, climbing gym, bakery, orchestra
-# tour, lettings, kayak hire, vineyard), never fitted or tuned on. Gates are regression
+# tour, lettings, kayak hire, vineyard, food bank), never fitted or tuned on. Gates are regression
 # floors just under the values measured with the issue-23 verifier (docs/attribution.md);
 # the targets of issue 23 are above some of them, and the docs say which are not reached.
 @pytest.mark.provenai_kind("mcp_trace")
