@@ -646,3 +646,26 @@ def test_auditor_identity_names_the_repair_budget() -> None:
     a = Auditor(lexical_verifier(), 2)
     assert a.identity["repair_iterations"] == 2
     assert a.identity["encoder"]["name"] == "lexical-hashed-terms"
+
+
+def test_a_repair_that_quotes_the_wrong_familys_own_output_retains_nothing() -> None:
+    """The probe gate's "wrong attribution retained": the probe's wrong family named for
+    anything but a word-for-word quote of that family's own output."""
+    from pytest_provenai.attribution.record import _wrongly_stated
+    from pytest_provenai.frozen.traces import Evidence, EvidenceSet
+
+    web = "Harrow Mills Bakery gave 400 loaves to the shelter in 2034, a local paper reported."
+    evidence = EvidenceSet(
+        (
+            Evidence("acct-7", "lookup_account", "record", "donor: Harrow Mills Bakery", "x", 0),
+            Evidence("web-1", "web_search", "search", web, "y", 1),
+        )
+    )
+    quoted = f'According to the search results from web_search, "{web}"'
+    assert not _wrongly_stated(quoted, TOOLS, "search", evidence)
+    # the probe's own sentence, or a quote the search never said, keeps the wrong family
+    probe = "Harrow Mills Bakery is donor D-7, a web search shows."
+    assert _wrongly_stated(probe, TOOLS, "search", evidence)
+    made_up = 'According to the search results, "Harrow Mills Bakery is donor D-7."'
+    assert _wrongly_stated(made_up, TOOLS, "search", evidence)
+    assert not _wrongly_stated("Harrow Mills Bakery is donor D-7.", TOOLS, "search", evidence)

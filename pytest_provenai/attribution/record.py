@@ -4,7 +4,8 @@
   claims (claim-level metrics), decomposed by the rule-based decomposer (decomposition
   metrics), and, when blocked, repaired and re-verified;
 * :func:`probe_record` — a ``conflation_probe`` case: the probe answer (must be blocked as
-  conflated; repaired; the wrong family must not survive the repair) and the control answer;
+  conflated; repaired; the wrong family must not survive the repair, except as the
+  attribution of a word-for-word quote of that family's own output) and the control answer;
 * :func:`session_record` — an answer written through the MCP tools (harness-driven or a
   user's agent): decomposed, verified, repaired; the captured trace graph and its
   completeness.
@@ -16,6 +17,7 @@ verifier's identity and the trace graph's sha256 are in the section; no timings.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -113,13 +115,23 @@ def decomposition(answer: LabelledAnswer, decomposed: Sequence[Claim]) -> dict[s
     }
 
 
-def _stated_families(text: str, tools: Mapping[str, str]) -> list[str]:
-    out = []
+_QUOTE = re.compile(r'"([^"]+)"|“([^”]+)”')
+
+
+def _wrongly_stated(text: str, tools: Mapping[str, str], wrong: str, evidence: EvidenceSet) -> bool:
+    """Whether a claim of ``text`` (a repaired probe answer) still names the probe's wrong
+    family for something that family's outputs do not say. A repair that quotes an output of
+    that family word for word under its own attribution ("According to the search results
+    from web_search, "…"") attributes *that* text rightly: the probe's fact is gone, so the
+    wrong attribution is not retained."""
+    own = [" ".join(e.text.split()) for e in evidence.items if e.family == wrong]
     for c in decompose(text, tools):
-        a = find_attribution(c.text, tools)
-        if a.family is not None and a.family not in out:
-            out.append(a.family)
-    return out
+        if find_attribution(c.text, tools).family != wrong:
+            continue
+        quotes = [" ".join((m.group(1) or m.group(2)).split()) for m in _QUOTE.finditer(c.text)]
+        if not quotes or not all(any(q in o for o in own) for q in quotes):
+            return True
+    return False
 
 
 def _answer_entry(
@@ -211,7 +223,9 @@ def probe_record(
         auditor, case.control, evidence, case.families, "control"
     )
     wrong = case.probe.claims[0].stated_family
-    retained = wrong in _stated_families(probe_fix.final_text, case.families)
+    retained = wrong is not None and _wrongly_stated(
+        probe_fix.final_text, case.families, wrong, evidence
+    )
     return {
         "case_id": case.id,
         "suite": suite,
