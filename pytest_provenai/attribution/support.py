@@ -132,8 +132,8 @@ _CALENDAR = frozenset(
 
 
 def _one_record(source_text: str) -> str | None:
-    """The record of a source that is one record (a ``key: value`` block, one JSON object):
-    its unit is the whole record, as a table row's is the row."""
+    """The record of a source that is one record (a ``key: value`` block, one JSON object),
+    read whole for antonyms and negated fields; None for anything else."""
     found = records(source_text)
     return found[0] if found is not None and len(found) == 1 and "\n" in found[0] else None
 
@@ -187,8 +187,8 @@ def support_signals(
         # against ``status: active``); a negation over shared words stays the chunk's
         whole = polarity(content, record, fields=not counts_rows(content, read))
         if whole.antonym is not None or whole.flag is not None:
-            pol = replace(pol, antonym=whole.antonym, flag=whole.flag)
-            pol = replace(pol, negation=pol.negation or whole.flag is not None)
+            negation = pol.negation or whole.flag is not None
+            pol = replace(pol, antonym=whole.antonym, flag=whole.flag, negation=negation)
     if not row.structured:
         from_line = log_other_line(content, read, source_text)
         if from_line:
