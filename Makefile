@@ -55,10 +55,10 @@ $(BIN)/llama-server: $(STAMP)
 	cmake --build $(LLAMA_SRC)/build --target llama-server -j $$(nproc) >/dev/null
 	ln -sf $(abspath $(LLAMA_SRC))/build/bin/llama-server $(BIN)/llama-server
 
-# The shipped audit on every core: one model per xdist worker; --dist loadgroup is meant to
-# keep each case's tests on one worker, which pytest-xdist 3.8 on pytest 9.2 does not do
-# (upstream pytest-xdist#1386; README, Performance). The workers share the on-disk run cache,
-# so records are identical to a one-process run either way (tests/test_plugin.py);
+# The shipped audit on every core: one model per xdist worker; --dist loadgroup keeps each
+# case's tests on one worker (the plugin's scheduler, as pytest-xdist 3.8 on pytest 9.2 loses
+# the group marks: upstream pytest-xdist#1386). The workers share the on-disk run cache, so
+# records are identical to a one-process run either way (tests/test_plugin.py);
 # benchmarks/bench_audit.py measures both.
 audit: setup
 	$(BIN)/python -m pytest -n auto --dist loadgroup

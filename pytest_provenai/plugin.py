@@ -89,6 +89,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         state.live = progress.start_progress(session.config, state, lambda: state.plan.cases)
 
 
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    return selection.case_scheduler(config, log, _session(config).cases)  # None: xdist's
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     progress.configure_node(node)  # xdist: where each worker writes what it runs

@@ -285,11 +285,22 @@ def group_by_case(config: pytest.Config, items: list[pytest.Item]) -> None:
     (they share its cached generations; the first one generates, the others read). xdist's
     worker turns the ``xdist_group`` marks into the scheduling groups in its own
     ``pytest_collection_modifyitems``, so the marks must be on the items before it runs. On
-    pytest >= 9.2 xdist 3.8 does not honour them (pytest-xdist#1386); records are the same
-    either way (docs/architecture.md)."""
+    pytest >= 9.2 xdist 3.8 loses them on the way to the controller (pytest-xdist#1386);
+    :func:`case_scheduler` groups by the case id in the test id instead."""
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
         param = case_param(item)
         if param is not None:
             item.add_marker(pytest.mark.xdist_group(name=param.id))
+
+
+def case_scheduler(config: pytest.Config, log: object, cases: CaseSelection) -> object | None:
+    """xdist's scheduler for ``--dist loadgroup`` that groups a case's tests even where xdist
+    loses the group marks (:mod:`pytest_provenai.case_scheduling`); None for other modes."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from pytest_provenai.case_scheduling import CaseGroupScheduling
+
+    ids = [p.id for p in cases.case_params() if p.case is not None]
+    return CaseGroupScheduling(config, log, ids)

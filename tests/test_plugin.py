@@ -312,20 +312,11 @@ def test_xdist_modes_give_identical_records(pytester: pytest.Pytester, mode: lis
     result.stdout.fnmatch_lines(["*gates: 2 passed, 0 failed*"])
 
 
-XDIST_LOADGROUP_BROKEN = tuple(int(x) for x in pytest.__version__.split(".")[:2]) >= (9, 2)
-
-
-@pytest.mark.xfail(
-    XDIST_LOADGROUP_BROKEN,
-    reason="pytest-xdist#1386: on pytest >= 9.2 xdist's loadgroup ignores its group marks "
-    "(it tags the legacy nodeid field, which pytest no longer reads); remove when fixed",
-    strict=True,
-)
 def test_loadgroup_runs_all_of_a_cases_tests_on_one_worker(pytester: pytest.Pytester) -> None:
     """``make audit``'s ``--dist loadgroup``: every test of a case runs on the worker that ran
-    its other tests (they share its cached generations). xdist reads the group marks in its
-    own collection hook, so the plugin marks the items first (``tryfirst``); with eight
-    cases in two files, chance agreement is 1 in 256."""
+    its other tests (they share its cached generations). On pytest >= 9.2 xdist's own group
+    marks never reach its scheduler (pytest-xdist#1386); the plugin's scheduler groups by the
+    case id in the test id, so this holds on either."""
     from project import RECORDS
 
     records = [{**RECORDS[i % len(RECORDS)], "_id": f"case-{i}"} for i in range(8)]
@@ -346,6 +337,25 @@ def test_two(provenai_case, provenai_subject, provenai_record):
     assert len(workers) == 8
     assert all(len(w) == 1 for w in workers.values()), workers
     assert len(set().union(*workers.values())) == 2  # both workers had cases
+
+
+def test_case_scheduler_groups_by_case_id_only_for_whole_case_params() -> None:
+    """The scope xdist schedules by: a selected case's id as the whole parameter id; xdist's
+    own ``@group`` suffix when it arrives; otherwise xdist's default (the node id)."""
+    from pytest_provenai.case_scheduling import CaseGroupScheduling, case_of
+
+    ids = {"case-0", "5a8b57f25542995d1e6f1371"}
+    assert case_of("test_a.py::test_x[case-0]", ids) == "case-0"
+    assert case_of("test_a.py::test_x[case-0-extra]", ids) is None
+    assert case_of("test_a.py::test_x[case-9]", ids) is None
+    assert case_of("test_a.py::test_x", ids) is None
+    split = CaseGroupScheduling._split_scope
+    sched = CaseGroupScheduling.__new__(CaseGroupScheduling)
+    sched.case_ids = frozenset(ids)
+    one = split(sched, "suites/test_a.py::test_x[case-0]")
+    assert one == split(sched, "suites/test_b.py::test_y[case-0]") == "provenai-case:case-0"
+    assert split(sched, "t.py::test_x[case-0]@grp") == "grp"
+    assert split(sched, "t.py::test_x[case-9]") == "t.py::test_x[case-9]"
 
 
 def test_devices_are_assigned_per_worker_and_recorded(pytester: pytest.Pytester) -> None:
