@@ -4,6 +4,7 @@ verdicts, repair, the pipeline over model-free parts, the trace graph and the me
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -20,7 +21,7 @@ from pytest_provenai.attribution.families import (
 from pytest_provenai.attribution.graph import AnswerNode, completeness, graph_sha256, trace_graph
 from pytest_provenai.attribution.lexical import FeatureChecker, LexicalEncoder
 from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS, macro_f1
-from pytest_provenai.attribution.pipeline import Verifier
+from pytest_provenai.attribution.pipeline import Verifier, named_or_routed, stated_route
 from pytest_provenai.attribution.protected import check_values, content_terms, overlap, rescue
 from pytest_provenai.attribution.record import Auditor
 from pytest_provenai.attribution.repair import FALLBACK, repair
@@ -328,6 +329,65 @@ def test_decide_precedence() -> None:
     assert _decide(attribution=wrong).verdict == "conflated"
     nli = Judgement(0.99, {}, {"contradiction": 0.95, "entailment": 0.05, "neutral": 0.0})
     assert _decide(judgement=nli).reasons == ("high_confidence_contradiction",)
+
+
+def test_the_named_source_decides_only_where_the_content_route_does_not_support() -> None:
+    """ "The member file says X" whose words route to the handbook: the member file settles
+    it when it supports X, or contradicts it by a stated conflict; a claim the content route
+    supports stays conflated however well the named source scores (fail closed)."""
+    named_ok = _decide(route_source="m", route_status="stated_source")
+    routed_low = _decide(
+        route_source="h",
+        route_family="document",
+        judgement=Judgement(0.2, {"not_enough_evidence": 0.6, "contradicted": 0.4}),
+    )
+    assert named_or_routed(routed_low, named_ok) is named_ok
+    assert named_or_routed(routed_low, None) is routed_low
+    wrong = find_attribution("According to the search results, t", TOOLS)
+    conflated = _decide(attribution=wrong)
+    assert conflated.verdict == "conflated"
+    assert named_or_routed(conflated, named_ok) is conflated
+    by_score = _decide(judgement=Judgement(0.2, {"contradicted": 0.9}))
+    assert by_score.verdict == "contradicted"
+    assert named_or_routed(routed_low, by_score) is routed_low
+    by_row = _decide(conflict="value_from_other_row")
+    assert named_or_routed(routed_low, by_row) is by_row
+    failed = _decide(error="RuntimeError: boom")
+    assert named_or_routed(routed_low, failed) is routed_low
+
+
+class HandbookFirst(LexicalEncoder):
+    """Routes every claim to the handbook (its words do not decide here)."""
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        near = ("desk", "as lapsed.")  # the handbook's chunks and the claim
+        return [[1.0, 0.0] if any(w in t for w in near) else [0.6, 0.8] for t in texts]
+
+
+def test_a_claim_naming_a_source_is_also_checked_against_it() -> None:
+    tools = {"get_member": "record", "read_handbook": "document"}
+    member = "member: M-31\nname: Ines Rask\nstatus: lapsed"
+    handbook = (
+        "A member whose status lapses loses locker access. Lapsed members may rejoin at the "
+        "desk; the status of a lapsed member shows at the desk."
+    )
+    calls = (
+        call(0, "get_member", out("member-M-31", member)),
+        call(1, "read_handbook", out("handbook", handbook)),
+    )
+    evidence = collect_evidence(calls, tools)
+    claim = "The member record shows Ines Rask's status as lapsed."
+    attribution = find_attribution(claim, tools)
+    assert attribution.family == "record"
+    to_handbook = route([1.0, 0.0], {"handbook": [1.0, 0.0], "member-M-31": [0.6, 0.8]})
+    named = stated_route(attribution, to_handbook, evidence)
+    assert named is not None and (named.source, named.status) == ("member-M-31", "stated_source")
+    assert stated_route(attribution, named, evidence) is None  # already the named source
+    result = Verifier(HandbookFirst(), FeatureChecker("premise_overlap", 0.6)).verify(
+        claim, evidence, tools
+    )
+    assert result.claims[0].verdict == "supported" and result.claims[0].source == "member-M-31"
+    assert result.claims[0].route_status == "stated_source"  # its words went to the handbook
 
 
 def test_a_source_nothing_resolves_is_never_a_pass() -> None:

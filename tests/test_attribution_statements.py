@@ -145,6 +145,11 @@ def test_resolution_order_tool_name_then_description_then_lexicon() -> None:
     assert resolve("news reports", {}).family == "search"
     assert resolve("the report", {}).family == "document"
     assert resolve("the shipping manifest", {}).reason == "unresolved_phrase"
+    # the electronic form of a tool's word: "the eCRF" is get_crf_entry, "the e-waybill" too
+    tools3 = {"get_crf_entry": "record", "fetch_waybill": "document"}
+    assert resolve("the eCRF", tools3).tool == "get_crf_entry"
+    assert resolve("the e-waybill", tools3).tool == "fetch_waybill"
+    assert resolve("the echo", tools3).family == "search"  # a word of its own stays one
 
 
 def test_spans_do_not_overlap_and_are_in_order() -> None:
@@ -249,6 +254,34 @@ def test_clause_lists_split_but_values_and_noun_lists_stay_whole() -> None:
     kept = decompose("Version 4.1.1 shipped on 14 June 07:15 and fixed the login bug.", {})
     assert kept[0].text == "Version 4.1.1 shipped on 14 June 07:15"
     assert kept[1].content == "Version 4.1.1 fixed the login bug."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        # an exclamation or a sign-off: what follows it decides
+        ("Good news though, the permit was granted on Friday!", False),
+        ("Great result for the Owls, they won 3-1.", False),
+        ("Thanks for waiting, the refund is 40 EUR.", False),
+        ("Sorry about that - the van leaves at 07:10.", False),
+        ("Good news!", True),
+        ("Lovely result for a cold spring!", True),
+        ("Warm regards, Tobias Venn, Bookings Desk, Unit 7", True),
+        ("Thanks, Priya.", True),
+        ("Sorry for the wait - hope that helps!", True),
+        # chat and business closings
+        ("Hit us up if you have more questions!", True),
+        ("Don't hesitate to get in touch if anything is unclear.", True),
+        ("See y'all on Saturday!", True),
+        ("What a season!", True),
+        ("Right, so here's the situation with the boiler.", True),
+    ],
+)
+def test_exclamations_and_sign_offs(sentence: str, pleasantry: bool) -> None:
+    """An opening exclamation ("Good news though, …", "Thanks for waiting, …") is judged by
+    what follows it: a fact after it is asserted (a contradiction there must not pass as
+    small talk); a signature, nothing or another pleasantry is not."""
+    assert is_pleasantry(sentence) is pleasantry
 
 
 @pytest.mark.parametrize(

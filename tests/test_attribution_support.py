@@ -428,3 +428,28 @@ def test_a_yes_no_column_is_read_per_row_and_not_against_a_count() -> None:
     assert conflict("The Glass Orchard has not been returned.") is None
     # a count of rows is about the table, not one row's field
     assert conflict("Two of the three listed books have not been returned.") is None
+
+
+def test_a_json_record_is_read_field_by_field_for_negation() -> None:
+    """A JSON object (chunked as ``k: v; k: v``) whose ``"inspection": "none"`` field the
+    claim does not talk about does not make an affirmative claim a negation conflict; a
+    claim that negates a field it names still is one."""
+    record = (
+        '{\n  "permit": "PM-0412",\n  "holder": "Quill & Fenn",\n  "inspection": "none",\n'
+        '  "renewed": true,\n  "fee": "310.00 EUR"\n}'
+    )
+    for unit in [record, *chunks(record)]:
+        assert not polarity("Quill & Fenn renewed permit PM-0412 for 310 EUR.", unit).conflict
+        assert polarity("The permit was not renewed.", unit).negation
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit"),
+    [
+        ("Club rules allow barbecues on the terrace.", "Barbecues are banned on the terrace."),
+        ("The path was widened to 3 m.", "The path was narrowed to 3 m last spring."),
+        ("Queue times are rising at the east gate.", "Queue times at the east gate are falling."),
+    ],
+)
+def test_fourteenth_round_antonyms(claim: str, unit: str) -> None:
+    assert polarity(claim, unit).antonym is not None

@@ -597,3 +597,25 @@ def test_a_claim_about_one_log_line_takes_nothing_from_another_line(
     claim: str, other: tuple[str, ...]
 ) -> None:
     assert log_other_line(claim, read_values(claim), DEPLOY_LOG) == other
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # months in lower case beside a day ("eta 14 jun", "lodged 2 oct")
+        ("eta 14 jun per the booking.", "eta: 2035-06-14", [True]),
+        ("eta 15 jun per the booking.", "eta: 2035-06-14", [False]),
+        ("lodged it oct 2, cleared 4 oct", "lodged: 2035-10-02\ncleared: 2035-10-04", [True, True]),
+        ("due back 9 may.", "due: 2035-05-09", [True]),
+        # "may" after a number is the verb unless a year or punctuation follows
+        ("Bay 3 may well have room.", "bay: 3", [True]),
+        # a number that is the last group of a code names it
+        ("7719 cleared customs today.", "entry: CE-2035-7719\nstatus: cleared", [True]),
+        ("7718 cleared customs today.", "entry: CE-2035-7719\nstatus: cleared", [False]),
+        ("We logged 404 of them.", "http_404_count: 12", [False]),
+    ],
+)
+def test_fourteenth_round_values_by_meaning(
+    claim: str, evidence: str, expected: list[bool]
+) -> None:
+    assert present(claim, evidence) == expected, [(v.text, v.kind) for v in read_values(claim)]

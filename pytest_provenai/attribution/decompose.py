@@ -74,7 +74,7 @@ _TEMPLATE = re.compile(
 # Conversation, not assertion: what a sentence opens with (after "Oh," / "And" / "Anyway,").
 _PLEASANTRY = re.compile(
     r"""^[\W_]*(?:(?:oh|and|also|anyway|again|ok|okay|well|so|but|sure|right|in\s+any\s+case)
-    [,!]?\s+)?
+    [,!]?\s+){0,2}
     (?:
       (?:i|we)\s+(?:do\s+|really\s+|sincerely\s+)?hope\b
     | hope\s+(?:this|that|that['’]s|it|it['’]s|you|your|the|everything|all|things|so|we|they)\b
@@ -101,7 +101,8 @@ _PLEASANTRY = re.compile(
       (?!be\b|report\b|say\b|announce\b|confirm\b)[a-z]+
     | (?:glad|pleased|delighted)\s+(?:that|it|this|you)\b
     | (?:please\s+)?(?:do\s+)?let\s+(?:me|us)\s+know
-    | (?:just\s+)?(?:say|ask|shout|holler|ping\s+me)\s+if\b
+    | (?:just\s+)?(?:say|ask|shout|holler|ping\s+me|hit\s+(?:me|us)\s+up)\s+if\b
+    | (?:please\s+)?(?:do\s+not|don['’]t)\s+hesitate\b
     | give\s+(?:me|us)\s+a\s+(?:shout|call|nudge) | feel\s+free
     | (?:do\s+)?(?:tell|ask)\s+me\s+if | if\s+you\s+(?:need|want|would\s+like|['’]d\s+like|have)\b
       .*\b(?:me|i|i['’]ll|i['’]d|us|we|ask|know|shout|happy)\b
@@ -116,16 +117,22 @@ _PLEASANTRY = re.compile(
     | best\s+wishes | (?:wishing|wish)\s+you | safe\s+(?:travels?|journey|trip|flight|drive|
       crossing)\b | bon\s+voyage | (?:travel|drive|ride|fly)\s+safe(?:ly)?\b
     | stay\s+(?:safe|warm|dry|well|cool|healthy)\b | take\s+care\b | keep\s+(?:an\s+eye|safe|warm|
-      well|me\s+posted|us\s+posted)\b | see\s+you\b | speak\s+soon | talk\s+soon
+      well|me\s+posted|us\s+posted)\b | see\s+(?:you|ya|y['’]all|everyone)\b
+    | speak\s+soon | talk\s+soon
     | welcome\s+(?:to|back|aboard)\b
     | congratulations\b | congrats\b | well\s+done\b | kudos\b | bravo\b | hooray\b
     | (?:what\s+(?:a|an)\s+)?(?:lovely|great|wonderful|fantastic|brilliant|excellent|nice|
       amazing|super|terrific|good|impressive|fine)\s+(?:result|results|news|work|job|choice|idea|
       question|outcome|effort|start|finish|day|week|season|summer|year|find|catch)\b
+      (?:[ \t]+(?:all[ \t]+round|there|today|again|overall
+        |(?:for|by|in|after|on|with)[ \t]+[^,;:.!?\d\n]{1,30})
+      |,[ \t]*[A-Z][\w'’-]*)?
+      [\s!.]*$
     | here(?:['’]s|\s+is|\s+are)\s+(?:where|what|how|(?:the|a|an)\s+(?:quick\s+|short\s+|
       brief\s+)?(?:latest|update|summary|rundown|run-down|round-?up|recap|picture|overview|
-      draft|count|breakdown|figures|numbers)\b)[^:;]*$
-    | (?:it['’]s\s+|that['’]s\s+)?(?:good|great|mixed)\s+news\b[^:;]*$
+      draft|count|breakdown|figures|numbers|deal|story|situation)\b)[^:;]*$
+    | what\s+an?\s+(?:[a-z]+\s+)?[a-z]+[\s!.]*$
+    | (?:it['’]s\s+|that['’]s\s+)?(?:good|great|mixed)\s+news\b[\s!.]*$
     | i(?:['’]ll|\s+will|\s+shall|['’]m\s+going\s+to|\s+am\s+going\s+to)\s+
       (?!(?:be|have|need|note|confirm|say|add|mention|point|repeat|summari[sz]e|list|explain|
       quote|report|stress|flag)\b)[a-z]+
@@ -142,6 +149,25 @@ _WELCOME = re.compile(
     r"thoughts)\s+(?:are\s+|is\s+)?(?:very\s+|always\s+|most\s+)?welcome[.!)\s]*$",
     re.IGNORECASE,
 )
+#: An exclamation or a sign-off that opens a sentence ("Good news tho, …", "Thanks for
+#: waiting - …", "Kind regards, …"): what follows it decides (a signature, nothing, or a
+#: pleasantry: the sentence is one; a fact: it asserts).
+_EXCLAMATION = re.compile(
+    r"""^[\W_]*(?:(?:oh|ok|okay|well|so|but|and|alright)[,!]?\s+)?
+    (?:(?:many\s+|huge\s+|big\s+)?thanks(?!\s+to\b)|thank\s+you|cheers|(?:so\s+)?sorry
+    |(?:my\s+)?apologies|congrats|congratulations|well\s+done
+    |(?:kind|best|warm|warmest)\s+regards|regards|best\s+wishes|all\s+the\s+best
+    |yours\s+(?:sincerely|truly|faithfully)|sincerely
+    |(?:it['’]s\s+|that['’]s\s+)?(?:good|great|mixed|bad|sad)\s+news
+      (?:\s+(?:tho|though|then|there|too|again|first))?
+    |oof|phew|yay|gg|okay|ok|alright|perfect|brilliant|great|nice)
+    (?:[ \t]+(?:for|about|on)[ \t]+[^,.!?;:—–\n\d]{1,40})?
+    (?:[ \t]+(?:y['’]all|all|everyone|folks|team|guys|[A-Z][\w'’-]*))?
+    [ \t]*(?:[,!.:;—–]+|[ \t]-[ \t])""",
+    re.IGNORECASE | re.VERBOSE,
+)
+#: A signature: capitalised words, numbers and commas only ("Eleanor Pryce, Site 114").
+_SIGNATURE = re.compile(r"^(?:[A-Z0-9][\w'’.&-]*[ \t,]*)+[.!]?$")
 #: A greeting that opens a sentence, a name after it ("Hi Sam, here's where …").
 _GREETING = re.compile(
     r"^[\W_]*(?:hi|hello|hey|hiya|dear|(?:good\s+)?(?:morning|afternoon|evening))\b"
@@ -168,6 +194,12 @@ def is_pleasantry(text: str) -> bool:
         # "Hi Sam, here's where things stand." greets; "Dear customer, the fee is £40." asserts
         rest = re.sub(r"^[A-Z][\w'’-]*[ \t]*[,!.]", "", stripped[greeting.end() :].strip())
         return not rest.strip() or is_pleasantry(rest.strip())
+    exclamation = _EXCLAMATION.match(stripped)
+    if exclamation is not None:
+        # "Good news tho, the appeal was approved." asserts; "Kind regards, Eleanor" signs
+        rest = stripped[exclamation.end() :].strip()
+        rest = re.sub(r"^[\W_]+", "", rest) if not re.match(r"^[\w\"'“‘(]", rest) else rest
+        return not rest or bool(_SIGNATURE.match(rest)) or is_pleasantry(rest)
     if _PROPER_START.match(stripped):
         return False
     if _PLEASANTRY.match(stripped) or _WELCOME.search(stripped):

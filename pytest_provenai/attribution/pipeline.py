@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from pytest_provenai.attribution.decompose import Claim, decompose
-from pytest_provenai.attribution.families import Attribution, implied_attribution
+from pytest_provenai.attribution.families import Attribution, compatible, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
 from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, route
 from pytest_provenai.attribution.rows import tabular_records
@@ -210,6 +210,9 @@ class PreparedClaim:
     best_chunk: str = ""
     conflict: str | None = None
     unparsed: tuple[str, ...] = ()
+    # the claim routed to the source it names, when the content route went elsewhere
+    # ("the player record says he is suspended" routed by its words to the rulebook)
+    stated: PreparedClaim | None = None
 
 
 @dataclass(frozen=True)
@@ -297,57 +300,62 @@ class Verifier:
         except Exception as exc:  # a failed component never lets a claim through
             prepared = [PreparedClaim(c, route([], {}), None, "", None) for c in claims]
             prep_error = f"{type(exc).__name__}: {exc}"
-        rows = [p for p in prepared if p.row is not None]
-        judgements: dict[int, Judgement] = {}
+        scored_items = [p for p in prepared if p.row is not None]
+        scored_items += [p.stated for p in scored_items if p.stated and p.stated.row is not None]
+        judgements: dict[int, Judgement] = {}  # id(prepared) -> its judgement
         error: str | None = prep_error
         claim_errors: dict[int, str] = {}
-        if rows and error is None and self.judge is not None:
-            for p in rows:  # one call per claim: a failed call fails that claim only
+        if scored_items and error is None and self.judge is not None:
+            for p in scored_items:  # one call per claim: a failed call fails that claim only
                 try:
                     j = self.judge.judge(p.premise, p.claim.content)
                     nli = self.nli.judge(p.premise, p.claim.content) if self.nli else None
-                    judgements[p.claim.index] = Judgement(j.p_support, j.head, nli)
+                    judgements[id(p)] = Judgement(j.p_support, j.head, nli)
                 except Exception as exc:
-                    claim_errors[p.claim.index] = f"{type(exc).__name__}: {exc}"
-        elif rows and error is None:
+                    claim_errors[id(p)] = f"{type(exc).__name__}: {exc}"
+        elif scored_items and error is None:
             try:
-                scored = self.checker.score([p.row for p in rows if p.row is not None])
-                if len(scored) != len(rows):
-                    raise ValueError(f"checker returned {len(scored)} scores for {len(rows)}")
-                for p, j in zip(rows, scored, strict=True):
+                scored = self.checker.score([p.row for p in scored_items if p.row is not None])
+                if len(scored) != len(scored_items):
+                    raise ValueError(
+                        f"checker returned {len(scored)} scores for {len(scored_items)}"
+                    )
+                for p, j in zip(scored_items, scored, strict=True):
                     nli = self.nli.judge(p.premise, p.claim.content) if self.nli else None
-                    judgements[p.claim.index] = Judgement(j.p_support, j.head, nli)
+                    judgements[id(p)] = Judgement(j.p_support, j.head, nli)
             except Exception as exc:
                 error = f"{type(exc).__name__}: {exc}"
-        decisions = []
-        for p in prepared:
+
+        def decision(p: PreparedClaim) -> ClaimDecision:
             c = p.claim
             ev = p.evidence
             claim_error = error if (c.factual and (p.row is not None or prep_error)) else None
-            claim_error = claim_error or claim_errors.get(c.index)
-            decisions.append(
-                decide(
-                    index=c.index,
-                    text=c.text,
-                    byte_range=(c.start, c.end),
-                    factual=c.factual,
-                    attribution=implied_attribution(c.attribution, families),
-                    route_source=p.route.source,
-                    route_tool=ev.tool if ev else None,
-                    route_family=ev.family if ev else None,
-                    route_score=p.route.score,
-                    route_margin=p.route.margin,
-                    route_status=p.route.status if not prep_error else "failed",
-                    judgement=judgements.get(c.index),
-                    error=claim_error,
-                    threshold=self._threshold(),
-                    missing=p.missing,
-                    rescue_ok=p.rescue_ok and self.judge is None,
-                    best_chunk=p.best_chunk,
-                    conflict=p.conflict,
-                    unparsed=p.unparsed,
-                )
+            claim_error = claim_error or claim_errors.get(id(p))
+            return decide(
+                index=c.index,
+                text=c.text,
+                byte_range=(c.start, c.end),
+                factual=c.factual,
+                attribution=implied_attribution(c.attribution, families),
+                route_source=p.route.source,
+                route_tool=ev.tool if ev else None,
+                route_family=ev.family if ev else None,
+                route_score=p.route.score,
+                route_margin=p.route.margin,
+                route_status=p.route.status if not prep_error else "failed",
+                judgement=judgements.get(id(p)),
+                error=claim_error,
+                threshold=self._threshold(),
+                missing=p.missing,
+                rescue_ok=p.rescue_ok and self.judge is None,
+                best_chunk=p.best_chunk,
+                conflict=p.conflict,
+                unparsed=p.unparsed,
             )
+
+        decisions = [
+            named_or_routed(decision(p), decision(p.stated) if p.stated else None) for p in prepared
+        ]
         return AnswerResult(
             text, tuple(decisions), answer_verdict(text, decisions), tuple(prepared)
         )
@@ -388,9 +396,13 @@ def prepare_claims(
     *,
     extra: Sequence[FeatureSource] = (),
     budget: int = PREMISE_BUDGET,
+    stated_routes: bool = True,
 ) -> list[PreparedClaim]:
     """Route every factual claim, select its premise and compute its feature row (the same
-    function derives the calibration table and verifies answers)."""
+    function derives the calibration table and verifies answers). A claim whose stated
+    source is not where its content routed it is also prepared against that source
+    (:func:`stated_route`, ``PreparedClaim.stated``); the table is derived from the content
+    routes only (``stated_routes=False``)."""
     texts: dict[str, list[str]] = {e.source: chunks(e.text) for e in evidence.items}
     flat = [c for parts in texts.values() for c in parts]
     vectors = encoder.embed(flat) if flat else []
@@ -406,13 +418,8 @@ def prepare_claims(
     factual = [c for c in claims if c.factual]
     claim_vecs = encoder.embed([c.content for c in factual]) if factual and centroids else []
     vec_of = {c.index: v for c, v in zip(factual, claim_vecs, strict=False)}
-    out: list[PreparedClaim] = []
-    for claim in claims:
-        if not claim.factual or not centroids:
-            out.append(PreparedClaim(claim, route([], {}), None, "", None))
-            continue
-        q = vec_of[claim.index]
-        r = anchor(route(q, centroids), claim.text, claim.content, outputs)
+
+    def prepared(claim: Claim, q: list[float], r: Route) -> PreparedClaim:
         assert r.source is not None
         ev = by_source[r.source]
         parts = texts[r.source]
@@ -457,18 +464,79 @@ def prepare_claims(
             names_missing=len(signals.names_missing),
             extra=extra_features,
         )
-        out.append(
-            PreparedClaim(
-                claim,
-                r,
-                ev,
-                premise,
-                row,
-                signals.values.missing,
-                signals.rescue_ok,
-                parts[best],
-                signals.conflict,
-                signals.values.unparsed,
-            )
+        return PreparedClaim(
+            claim,
+            r,
+            ev,
+            premise,
+            row,
+            signals.values.missing,
+            signals.rescue_ok,
+            parts[best],
+            signals.conflict,
+            signals.values.unparsed,
         )
+
+    out: list[PreparedClaim] = []
+    for claim in claims:
+        if not claim.factual or not centroids:
+            out.append(PreparedClaim(claim, route([], {}), None, "", None))
+            continue
+        q = vec_of[claim.index]
+        r = anchor(route(q, centroids), claim.text, claim.content, outputs)
+        p = prepared(claim, q, r)
+        if stated_routes:
+            named = stated_route(claim.attribution, r, evidence)
+            if named is not None:
+                p = replace(p, stated=prepared(claim, q, named))
+        out.append(p)
     return out
+
+
+def named_or_routed(routed: ClaimDecision, named: ClaimDecision | None) -> ClaimDecision:
+    """The decision on the source a claim names, when its content route does not support
+    the claim and the named source settles it: supported there, or contradicted there by a
+    stated conflict ("the warehouse sheet has it on hold" against another row's status). A claim its
+    content route supports keeps that decision: a fact its named source does not hold as
+    well as another family's source does is conflated, however close the named one comes."""
+    if named is None or "failed" in (named.verdict, routed.verdict):
+        return routed
+    if routed.verdict in ("supported", "conflated"):
+        return routed
+    settled = named.verdict == "supported" or (
+        named.verdict == "contradicted" and bool(set(named.reasons) & _CONFLICTS)
+    )
+    return named if settled else routed
+
+
+#: Reasons that say what contradicts a claim (not only that the score was low).
+_CONFLICTS = frozenset(
+    (
+        "value_from_other_row",
+        "negation_conflict",
+        "antonym_conflict",
+        "high_confidence_contradiction",
+    )
+)
+
+
+def stated_route(attribution: Attribution, r: Route, evidence: EvidenceSet) -> Route | None:
+    """The route to the source a claim names, when its content route went to a source the
+    stated attribution does not fit: the named tool's (or family's) output nearest the
+    claim, with status ``stated_source``; None otherwise."""
+    if attribution.status != "stated" or r.source is None:
+        return None
+    by_source = evidence.by_source()
+    routed = by_source[r.source]
+    if compatible(attribution, routed.tool, routed.family) is not False:
+        return None
+    scores = dict(r.ranking)
+    named = [
+        e.source
+        for e in evidence.items
+        if e.source in scores and compatible(attribution, e.tool, e.family)
+    ]
+    if not named:
+        return None
+    best = max(named, key=lambda s: scores[s])  # first of equals: the evidence's order
+    return Route(best, scores[best], scores[best] - r.score, r.ranking, "stated_source")

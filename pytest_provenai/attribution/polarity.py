@@ -28,15 +28,16 @@ _PAIRS: tuple[tuple[str, str], ...] = (
         "allows permit permitted permits upheld uphold confirmed",
         "refuse refused refuses reject rejected rejects deny denied denies decline declined "
         "declines dismiss dismissed dismisses forbid forbidden forbids prohibited overturned "
-        "cancelled canceled",
+        "cancelled canceled ban banned bans barred prohibit prohibits",
     ),
     ("above exceeds exceeded exceeding", "below beneath"),
     ("earlier early", "later late"),
     ("open opened opens reopened", "closed close closes shut"),
     (
-        "increase increased increases rise rose risen raised",
-        "decrease decreased decreases fall fell fallen lowered dropped",
+        "increase increased increases rise rose risen rising rises raised",
+        "decrease decreased decreases fall fell fallen falling falls lowered dropped",
     ),
+    ("widen widened widens wider", "narrow narrowed narrows narrower"),
     ("higher greater larger bigger", "lower fewer smaller"),
     ("maximum highest", "minimum lowest"),
     ("include included includes including", "exclude excluded excludes excluding"),
@@ -132,11 +133,32 @@ def _one_negative_form(claim: str, unit: str) -> tuple[str, str]:
     return texts[0], texts[1]
 
 
+_JSON_FIELD = re.compile(r'^[ \t]*"([^"\n]+)"[ \t]*:[ \t]*(.*?)[ \t]*,?[ \t]*$')
+
+
+def _plain_fields(unit: str) -> str:
+    """A JSON object's lines as ``key: value`` fields (quotes and trailing commas off, lines
+    of only brackets dropped), so that ``"exam": "none",`` reads as the field ``exam: none``
+    and not as prose that negates; other text unchanged."""
+    if not re.search(r'^[ \t]*"[^"\n]+"[ \t]*:', unit, re.MULTILINE):
+        return unit
+    out = []
+    for line in unit.split("\n"):
+        m = _JSON_FIELD.match(line)
+        if m is not None:
+            value = m.group(2).strip().strip('"')
+            out.append(f"{m.group(1)}: {value}")
+        elif line.strip(" \t{}[],"):
+            out.append(line)
+    return "\n".join(out)
+
+
 def _talked_about(claim: str, unit: str) -> str:
     """The fields of a ``key: value`` record that share a content word with ``claim`` (the
     whole unit when none does, or when it is no record): a null ``discount: None`` says
     nothing about a claim on how a bill was settled."""
-    lines = [line for line in unit.split("\n") if line.strip()]
+    # one field a line, or "k: v; k: v" (a JSON object as the chunker writes it)
+    lines = [line for line in re.split(r"\n|;[ \t]+", unit) if line.strip()]
     if len(lines) < 2 or not all(field(line) for line in lines):
         return unit
     terms = content_terms(claim)
@@ -244,6 +266,7 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     """Compare the polarity of ``claim`` with the evidence ``unit`` (a chunk or a row);
     ``fields=False`` leaves the yes/no fields out (a claim that counts rows, "two of the
     three books have not been returned", is about the table, not the row's field)."""
+    unit = _plain_fields(unit)
     about = _talked_about(claim, unit)
     said_c, said_u = _one_negative_form(claim, about)
     claim_words = set(_words(said_c))

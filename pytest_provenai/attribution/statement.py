@@ -280,6 +280,8 @@ def _tool_variants(tool: str) -> set[str]:
 
 
 # -- resolution -------------------------------------------------------------------------------
+#: An "e-" (electronic) form of a word: "ecrf", "e-invoice" (three letters or more after it).
+_E_PREFIX = re.compile(r"^e-?(?=[a-z]{3,}$)")
 _SOURCE_NOUNS = (
     frozenset(singular(w) for nouns in HEAD_NOUNS.values() for group in nouns for w in group)
     | frozenset(MARKERS)
@@ -377,6 +379,9 @@ def resolve(
         for head in heads:
             h = singular(head)
             matched = [t for t in sorted(vocab) if h in vocab[t]]
+            if not matched and _E_PREFIX.match(h):
+                # "the eCRF", "the e-invoice": the electronic form of a tool's "crf"
+                matched = [t for t in sorted(vocab) if _E_PREFIX.sub("", h) in vocab[t]]
             if head in GENERIC:
                 # "the race 5 results" is query_results; "the results" alone names nothing
                 matched = [t for t in matched if ordered[t] and ordered[t][-1] == h]

@@ -39,6 +39,13 @@ _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
+#: Months written in lower case ("eta 11 apr", "lodged 9 march"), read only beside a day:
+#: "may" only after one and before a year or punctuation ("on 3 may." ; "Surgery 3 may
+#: well" and "you may 3" are the verb).
+_MONTH_LOWER = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
 #: Days of the month as ordinal words ("the twenty-second of March"), read as digits.
 _ORDINAL_DAYS = {
     w: i + 1
@@ -167,6 +174,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}(?:,?\s+{_YEAR})?\b"
             rf"|\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?!:)"
             rf"|\b{_MONTH}\s+{_YEAR}\b|\b{_YEAR}-(?:0[1-9]|1[0-2])\b(?!-)"
+            rf"|\b{_DAY}(?:\s+of)?\s+(?:{_MONTH_LOWER}(?:,?\s+{_YEAR})?\b(?![\w-])"
+            rf"|may(?:,?\s+{_YEAR}\b|(?=[ \t]*(?:[,.;:!?)]|$))))"
+            rf"|\b{_MONTH_LOWER}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?![:\w-])"
         ),
     ),
     ("clock", _CLOCK_RE),
@@ -1148,6 +1158,11 @@ def match_values(
             present = _rate_stated(v, texts, folded)
         if not present and v.kind == "identifier":
             present = _identifier_within(str(v.key), folded)
+        if not present and v.kind == "number" and re.fullmatch(r"\d{3,}", v.text):
+            # "4471 is still in transit" names shipment FX-SH-4471 by its number
+            # the last group of a code that starts with a letter ("ce-2035-7719")
+            tail = rf"(?<![\w-])[a-z][a-z\d-]*[-_/]0*{v.text}(?!\w|[.,]\d)"
+            present = re.search(tail, folded) is not None
         if not present and v.kind == "quantity" and v.key[1] == "[time]":
             present = any(_same(v, b) for b in _clock_durations(folded))
         if not present and v.kind == "quantity" and missing_quantity_unit:

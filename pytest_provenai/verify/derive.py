@@ -134,7 +134,7 @@ def derive_rows(
             claim_at(answer.text, gold.range, case.families, index=j)
             for j, gold in enumerate(answer.claims)
         ]
-        prepared = prepare_claims(encoder, claims, evidence, extra=extra)
+        prepared = prepare_claims(encoder, claims, evidence, extra=extra, stated_routes=False)
         for gold, p in zip(answer.claims, prepared, strict=True):
             if p.row is None:
                 continue
