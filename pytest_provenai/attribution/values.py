@@ -1159,8 +1159,8 @@ def match_values(
         if not present and v.kind == "identifier":
             present = _identifier_within(str(v.key), folded)
         if not present and v.kind == "number" and re.fullmatch(r"\d{3,}", v.text):
-            # "4471 is still in transit" names shipment FX-SH-4471 by its number
-            # the last group of a code that starts with a letter ("ce-2035-7719")
+            # "4471 is still in transit" names shipment FX-SH-4471: the number is the last
+            # group of a code that starts with a letter ("ce-2035-7719", not "http_502_n")
             tail = rf"(?<![\w-])[a-z][a-z\d-]*[-_/]0*{v.text}(?!\w|[.,]\d)"
             present = re.search(tail, folded) is not None
         if not present and v.kind == "quantity" and v.key[1] == "[time]":
