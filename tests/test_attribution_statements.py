@@ -570,3 +570,65 @@ def test_twelfth_round_offers_and_framings(sentence: str, pleasantry: bool) -> N
 )
 def test_thirteenth_round_closings_and_invitations(sentence: str, pleasantry: bool) -> None:
     assert is_pleasantry(sentence) is pleasantry
+
+
+@pytest.mark.parametrize(
+    ("text", "family", "phrase"),
+    [
+        # a "from" aside after the fact: a dash, a comma, "straight from"
+        ("The van left at 06:40 — straight from the depot table!", "database", None),
+        ("Refunds take 14 days, from the shipping terms.", "document", None),
+        # the trace's own tool named in full, or a tool's name with a source noun
+        ("Stock ledger has crate 14 in bay 2.", "database", "Stock ledger "),
+        ("Pallet log: crate 14 left at 06:40.", "database", "Pallet log: "),
+        # a bracketed citation closing the claim, its section number aside
+        ("Refunds take 14 days (shipping terms s4.2).", "document", None),
+        # a source that is clear on the fact
+        ("Oh — the shipping terms are crystal clear that refunds take 14 days.", "document", None),
+        # "the search results" is a search even where a tool's name ends in "results"
+        ("Bay 2 reopened on 3 May, per the search results.", "search", None),
+        # after a question that opens the claim
+        ("And the label? The scan info lists it as printed at 08:03.", "metadata", None),
+    ],
+)
+def test_fifteenth_round_cue_shapes(text: str, family: str, phrase: str | None) -> None:
+    tools = {**TOOLS, "query_stock_ledger": "database", "get_pallets": "database"}
+    tools["get_scan_results"] = "record"
+    a = find_attribution(text, tools)
+    assert (a.status, a.family) == ("stated", family), (text, a)
+    if phrase is not None:
+        assert a.phrase == phrase
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The parcel came from the depot.",  # "from" closing a plain sentence
+        "Crate 14 (the blue one) is late.",  # a bracket that names no source
+        "The driver is clear that she left at 06:40.",  # no source noun
+        "The parcel has a dent.",  # a one-word tool name alone is the thing itself
+    ],
+)
+def test_fifteenth_round_shapes_that_state_no_source(text: str) -> None:
+    tools = {**TOOLS, "get_parcel": "record"}
+    assert find_attribution(text, tools).status == "unavailable", text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        ("Text me if the gate is locked.", True),
+        ("Any problems overnight, just buzz me!", True),
+        ("Right, off home.", True),
+        # questions that assert
+        ("Can you believe the hall holds 900 people?", False),
+        ("Who could resist a 3-course lunch for £12?", False),
+        ("The late show starts at 22:40 — could it be any later?", False),
+        # a question that offers stays a question
+        ("I can hold two seats — would you like that?", True),
+        ("Is the 14th any good for you?", True),
+        ("Signing off at 17:00 sharp is the rule here.", False),
+    ],
+)
+def test_fifteenth_round_requests_and_rhetorical_questions(sentence: str, pleasantry: bool) -> None:
+    assert is_pleasantry(sentence) is pleasantry

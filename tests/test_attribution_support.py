@@ -247,7 +247,12 @@ def test_a_count_of_rows_is_what_the_rows_count() -> None:
     assert count("Two of the routes use the Osprey.") == ("Two",)
     assert count("Two of the four routes run daily.") == ()
     assert count("Three of the routes use the Osprey.") == ()
-    assert count("Three routes run daily.") == ()  # not "N of the …": a value, not a count
+    # a count said of a plural noun: borne out by the rows holding a word of its clause
+    assert count("Three routes run daily.") == ("Three",)
+    assert count("Two routes run daily.") == ()
+    assert count("The Osprey has two of them.") == ("two",)
+    assert count("The Osprey has three of them.") == ()
+    assert count("Three buses.") == ()  # no word of the clause is in three rows
     from pytest_provenai.attribution.support import support_signals
 
     claim = "Three of the four routes run daily."

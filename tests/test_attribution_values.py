@@ -619,3 +619,89 @@ def test_fourteenth_round_values_by_meaning(
     claim: str, evidence: str, expected: list[bool]
 ) -> None:
     assert present(claim, evidence) == expected, [(v.text, v.kind) for v in read_values(claim)]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # "has" after a number is the verb, not hectares; "double-" opens a word
+        ("Only the 40 has any left.", "sprocket: 40 teeth\nleft: 3", [True]),
+        ("Worth double-checking the seals.", "seals: 4", []),
+        # hedges that bound a number within a tenth; "grand" is a thousand
+        ("A bit over 61,000 visits in total.", "total_visits: 61,480", [True]),
+        ("Just shy of 70 kg on the scale.", "weight_kg: 68.9", [True]),
+        ("The deposit was twenty grand.", "deposit: 20,000 GBP", [True]),
+        # a unit written on a field's name, before or after "_"; beside another mass
+        ("A 96 kHz, 16-bit take.", '{"rate_hz": 96000, "bit_depth": 16}', [True, True]),
+        ("A 44.1 kHz take.", '{"rate_hz": 96000, "bit_depth": 16}', [False]),
+        ("Rex weighs 28.2 kg.", "weight_kg: 28.2\ndose: 0.5 mg/kg", [True]),
+        ("Rex weighs 22.8 kg.", "weight_kg: 28.2\ndose: 0.5 mg/kg", [False]),
+        # minutes left unsaid after "an hour and"
+        ("It runs an hour and fifty.", "runtime_min: 110", [True]),
+        ("It runs an hour and forty.", "runtime_min: 110", [False]),
+        # a time written h.mm, a number closing a code, a section's abbreviation
+        ("She'll call round 8.15 tomorrow.", "visit: about 8:15", [True]),
+        ("She'll call round 8.45 tomorrow.", "visit: about 8:15", [False]),
+        ("Scanned in CT bay 3.", "station: CT-BAY-3", [True]),
+        ("Scanned in CT bay 4.", "station: CT-BAY-3", [False]),
+        ("Store cold (handbook s4.2).", "Section 4.2: storage", [True]),
+        ("Store cold (handbook s4.3).", "Section 4.2: storage", [False]),
+        # two sizes against width and height fields
+        ("The scan is 2480 by 3508 pixels.", "PageWidth: 2480\nPageHeight: 3508", [True]),
+        ("The scan is 3508 by 2480 pixels.", "PageWidth: 2480\nPageHeight: 3508", [False]),
+    ],
+)
+def test_fifteenth_round_values_by_meaning(claim: str, evidence: str, expected: list[bool]) -> None:
+    assert present(claim, evidence) == expected, [(v.text, v.kind) for v in read_values(claim)]
+
+
+def test_a_day_of_the_month_before_a_dash_is_a_date() -> None:
+    found = [(v.kind, v.key) for v in read_values("Sold out by noon on the 3rd — wow.")]
+    assert ("date", (None, None, 3)) in found
+
+
+def test_a_totals_line_is_read_with_the_row_named_by_two_values() -> None:
+    table = "date | visits | late\n2035-02-01 | 40 | 2\n2035-02-02 | 55 | 0\ndays: 2; days late: 1"
+    # the claim's words are the totals line's; its values name the 1 February row
+    claim = "Lateness on one of the two days, with 40 visits on 1 February."
+    assert row_check(claim, read_values(claim), table).missing == ()
+    wrong = "Lateness on one of the two days, with 55 visits on 1 February."
+    assert row_check(wrong, read_values(wrong), table).other_row == ("55",)
+
+
+def test_a_clause_that_names_another_log_line_speaks_of_that_line() -> None:
+    log = (
+        "2035-05-01 06:10  Dock 2  unloaded\n2035-05-01 09:45  Dock 2  sealed, van HX-77\n"
+        "2035-05-02 07:30  Depot   arrived"
+    )
+    both = "unloaded at 06:10 on 1 May, sealed the same day into van HX-77."
+    assert log_other_line(both, read_values(both), log) == ()
+    # one clause: the van is said of the 06:10 line, which another line holds
+    one = "unloaded at 06:10 on 1 May into van HX-77."
+    assert log_other_line(one, read_values(one), log) == ("HX-77",)
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit", "negation"),
+    [
+        # a "not" in another sentence of the chunk does not negate the claim's sentence
+        (
+            "The dose is 2 mg/kg once daily by mouth.",
+            "Dose: 2 mg/kg once daily by mouth. Courses may not run past 10 days.",
+            False,
+        ),
+        (
+            "Courses may run past 10 days.",
+            "Dose: 2 mg/kg once daily by mouth. Courses may not run past 10 days.",
+            True,
+        ),
+        ("Parked w/o a permit for zone 4.", "parked without a valid permit for zone 4", False),
+        (
+            "Permit P-9 issued 2 May | expires 2 June.",
+            "Permit P-9 | Issued 2 May | Audit: not yet done",
+            False,
+        ),
+    ],
+)
+def test_negation_is_read_in_the_claims_own_sentence(claim: str, unit: str, negation: bool) -> None:
+    assert polarity(claim, unit).negation is negation

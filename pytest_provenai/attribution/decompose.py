@@ -104,6 +104,10 @@ _PLEASANTRY = re.compile(
     | (?:just\s+)?(?:say|ask|shout|holler|ping\s+me|hit\s+(?:me|us)\s+up)\s+if\b
     | (?:please\s+)?(?:do\s+not|don['’]t)\s+hesitate\b
     | give\s+(?:me|us)\s+a\s+(?:shout|call|nudge) | feel\s+free
+    | (?:just\s+)?(?:ring|call|phone|text|ping|page|message|buzz)\s+(?:me|us)\b
+    | any\s+(?:questions?|queries|problems?|issues?)\b[^.?!]*\b(?:me|us)\b[\s!.]*$
+    | (?:i['’]m\s+|i\s+am\s+)?(?:off\s+(?:to\s+bed|home)|signing\s+off|logging\s+off)\b
+      [^.?!\d]{0,20}[\s!.]*$
     | (?:do\s+)?(?:tell|ask)\s+me\s+if | if\s+you\s+(?:need|want|would\s+like|['’]d\s+like|have)\b
       .*\b(?:me|i|i['’]ll|i['’]d|us|we|ask|know|shout|happy)\b
     | any\s+(?:other|more|further)\b.*\?\s*$ | anything\s+else\b | would\s+you\s+like
@@ -174,6 +178,21 @@ _GREETING = re.compile(
     r"(?:[ \t]+[A-Z][\w'’-]*)?[ \t]*[,!.]",
     re.IGNORECASE,
 )
+#: A question that asserts what it asks about ("Can you believe …", "Who could resist a …").
+_RHETORICAL = re.compile(
+    r"^[\W_]*(?:(?:and|but|so|oh|now|honestly)[,]?\s+)?(?:(?:can|could|would)\s+you\s+believe"
+    r"|who\s+(?:could|would|can|wouldn['’]t|couldn['’]t)\s+(?:possibly\s+|really\s+|ever\s+)?"
+    r"(?:resist|argue|say\s+no|ask\s+for|beat|miss|complain|object)"
+    r"|did\s+you\s+know|isn['’]t\s+it\s+(?:amazing|great|wonderful|something)\s+that)\b",
+    re.IGNORECASE,
+)
+#: A question that offers or asks the reader to choose ("— would you like me to book it?").
+_OFFER = re.compile(
+    r"^[\W_]*(?:(?:and|so|or)\s+)?(?:would\s+you|do\s+you|shall\s+(?:i|we)|should\s+(?:i|we)"
+    r"|want\s+me|can\s+(?:i|we)|could\s+(?:i|we)|may\s+(?:i|we)|are\s+you|will\s+you"
+    r"|which|what\s+(?:time|day|date)\s+(?:would|do|suits))\b",
+    re.IGNORECASE,
+)
 _PROPER_START = re.compile(r"^[\W_]*[A-Z][\w'’-]*\s+(?!I\b)[A-Z][\w'’-]*")
 
 
@@ -204,8 +223,20 @@ def is_pleasantry(text: str) -> bool:
         return False
     if _PLEASANTRY.match(stripped) or _WELCOME.search(stripped):
         return True
-    # a question to the reader asks, it does not assert
-    return stripped.rstrip("\"'”’) ").endswith("?")
+    if not stripped.rstrip("\"'”’) ").endswith("?"):
+        return False
+    # a question to the reader asks, it does not assert — unless it asserts by asking ("Can
+    # you believe the Glasshouse seats 340?") or after a statement ("The gala starts at
+    # half nine — could there be a later slot?"), and asks nothing of the reader
+    head, _, tail = (stripped, "", "")
+    dash = re.search(r"\s+[—–]\s+|\s+-\s+", stripped)
+    if dash is not None:
+        head, tail = stripped[: dash.start()], stripped[dash.end() :]
+    if _OFFER.match(tail or stripped):
+        return True
+    if tail and not head.rstrip().endswith("?") and len(head.split()) >= 4:
+        return is_pleasantry(head)
+    return _RHETORICAL.match(stripped) is None
 
 
 @dataclass(frozen=True)

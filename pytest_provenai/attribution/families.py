@@ -26,6 +26,7 @@ from pytest_provenai.attribution.statement import (
     Resolution,
     Span,
     find_spans,
+    names_a_tool,
     resolve,
 )
 from pytest_provenai.frozen.traces import FAMILIES
@@ -94,7 +95,10 @@ def find_attribution(
     def names_source(np: str) -> bool:
         return _resolve(np, tools, descriptions).family is not None
 
-    spans = find_spans(text, names_source)
+    def names_tool(np: str) -> bool:
+        return names_a_tool(np, tools)
+
+    spans = find_spans(text, names_source, names_tool)
     if any(s.strong for s in spans):
         # a reporting verb or a strong cue outranks "in the X" / "X has" elsewhere in the
         # claim, unless that phrase continues it ("according to the results from web_search")

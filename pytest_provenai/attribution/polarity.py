@@ -79,7 +79,7 @@ for _a, _b in _PAIRS:
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _NEGATION = re.compile(
-    r"\b(?:not|never|neither|nor|none|without|cannot|nobody|nothing)\b|n['’]t\b"
+    r"\b(?:not|never|neither|nor|none|without|cannot|nobody|nothing)\b|n['’]t\b|\bw/o\b"
     # "no", but not the numbering abbreviation: "No. 2 Squadron", "no. 14", "Nos. 3 and 4",
     # "No 10 Downing Street" (a capital "No" before a number and a capitalised name)
     r"|\bno\b(?!\.\s*[#\d])(?!(?<=(?-i:No))\s+\d+\s+(?-i:[A-Z]))",
@@ -164,6 +164,25 @@ def _talked_about(claim: str, unit: str) -> str:
     terms = content_terms(claim)
     kept = [line for line in lines if content_terms(line) & terms]
     return "\n".join(kept) if kept else unit
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\d\"'(])|\n+|\s+\|\s+")
+
+
+def _claim_sentences(claim: str, unit: str) -> str:
+    """The sentences of a prose ``unit`` that share most content words with ``claim`` (the
+    whole unit when it has one sentence or none shares a word): a "not" two sentences away
+    ("… may run for up to 5 days without vet review") does not negate what the claim
+    repeats ("once daily, 1 mg/kg SC")."""
+    parts = [p for p in _SENTENCE.split(unit) if p.strip()]
+    if len(parts) < 2:
+        return unit
+    terms = content_terms(claim)
+    shared = [len(content_terms(p) & terms) for p in parts]
+    top = max(shared)
+    if top == 0:
+        return unit
+    return "\n".join(p for p, n in zip(parts, shared, strict=True) if n == top)
 
 
 def negates(text: str) -> bool:
@@ -268,6 +287,8 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     three books have not been returned", is about the table, not the row's field)."""
     unit = _plain_fields(unit)
     about = _talked_about(claim, unit)
+    if about == unit:
+        about = _claim_sentences(claim, unit)
     said_c, said_u = _one_negative_form(claim, about)
     claim_words = set(_words(said_c))
     unit_words = set(_words(said_u if about == unit else _one_negative_form(claim, unit)[1]))

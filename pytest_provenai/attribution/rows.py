@@ -280,6 +280,16 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             # a word only a totals line has ("Finishers: four" against "entries 6 |
             # finishers 5"): that line is the claim's row
             best = max(own, key=lambda i: (len((terms & row_terms[i]) - in_rows), -i))
+
+            # ... read with the data row holding most of the claim's values ("flow on two of
+            # the four nights, 41 l/h on 3 November" against "nights with flow: 2" and the
+            # 3 November row)
+            def said(i: int) -> int:
+                return sum(m.present for m in matches[i])
+
+            held = max(candidates, key=lambda i: (said(i), -i))
+            if said(held) >= 2:  # a row the claim names by two of its values
+                caption += f"\n{rows[held]}"
             line = match_values(values, rows[best] + caption, missing_quantity_unit=True)
             # a value every row holds (the year of all of them) is said of the table too
             matches[best] = [
@@ -502,6 +512,8 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
             continue
         of = _COUNT_OF.match(content, v.span[1])
         if of is None:
+            if _COUNTED_NOUN.match(content, v.span[1]) and _count_borne(content, v, values, data):
+                out.append(v.text)  # "2 vehicles kept by Ines Vardakis", "has three of them"
             continue
         total = [
             w
@@ -519,6 +531,35 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
         if any(0 < h < len(data) and h == int(v.key) for h in hits):
             out += [v.text, *(w.text for w in total)]
     return tuple(out)
+
+
+#: A plural noun or "of them" after a count ("2 vehicles", "three of them").
+_COUNTED_NOUN = re.compile(r"\s+(?:of\s+them\b|(?:[a-z]+\s+)?[a-z]{3,}s\b)", re.IGNORECASE)
+_CLAUSE_SPLIT = re.compile(r"[;,:—–]|\s+-\s+|\s+and\s+|\s+but\s+|\s+while\s+", re.IGNORECASE)
+
+
+def _clause_bounds(blank: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The clause of ``blank`` (a claim with its values blanked) around ``span``: between
+    commas, semicolons, colons, dashes, "and", "but" and "while"."""
+    start = max((m.end() for m in _CLAUSE_SPLIT.finditer(blank, 0, span[0])), default=0)
+    end = next((m.start() for m in _CLAUSE_SPLIT.finditer(blank, span[1])), len(blank))
+    return start, end
+
+
+def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence[str]) -> bool:
+    """Whether the rows bear out a count said of a noun ("2 vehicles kept by Ines Vardakis",
+    "Priya has three of them"): a word of the count's clause, not a value, is in exactly
+    that many rows (or the count is the number of rows and the word is in all of them)."""
+    blank = cut_values(content, values, keep_offsets=True)
+    start, end = _clause_bounds(blank, v.span)
+    clause = blank[start:end]
+    row_terms = [content_terms(r) for r in data]
+    n = int(v.key)
+    for term in content_terms(clause):
+        hits = sum(term in rt for rt in row_terms)
+        if hits == n and (0 < hits < len(data) or hits == len(data)):
+            return True
+    return False
 
 
 _HANDLE = re.compile(r"(?<![\w.-])(?:[A-Z][a-z]+|\w+(?:[._-]\w+)+)(?![\w-])")
@@ -563,12 +604,28 @@ def log_other_line(content: str, values: Sequence[Value], source_text: str) -> t
     if len(holding) != 1:
         return ()
     line = holding[0]
+    # a clause that names another line by its own words ("discharged 11 apr 21:50, gate out
+    # 13 apr on truck LVQ-HT-2291") speaks of that line
+    blank = cut_values(content, values, keep_offsets=True)
+    line_terms = [content_terms(ln) for ln in lines]
+
+    def elsewhere(j: int) -> bool:
+        span = values[j].span
+        start, end = _clause_bounds(blank, span)
+        if start <= times[0].span[0] < end:
+            return False  # the clause of the line's own time
+        own = content_terms(blank[start:end]) - line_terms[line]
+        return any(
+            own & line_terms[i] and found[i][j].present for i in range(len(lines)) if i != line
+        )
+
     other: list[str] = [
         v.text
         for j, v in enumerate(values)
         if not found[line][j].present
         and not _count_word(v)
         and any(m[j].present for i, m in enumerate(found) if i != line)
+        and not elsewhere(j)
     ]
     own = (lines[line] + context).casefold()
     for name in _handles(cut_values(content, values)):

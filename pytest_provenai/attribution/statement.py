@@ -98,7 +98,7 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
             "regulations regulation rulebook brochure leaflet faq specification procedure "
             "procedures notice memo minutes charter code constitution bylaws "
             "instructions paper passage chapter section clause appendix schedule "
-            "tariff notes note sop protocol".split()
+            "tariff notes note sop protocol formulary".split()
         ),
         frozenset(
             "report reports page pages text wording licence licences license licenses "
@@ -303,6 +303,26 @@ def _head(piece: str) -> str:
     return words[-1]
 
 
+def names_a_tool(noun_phrase: str, tools: Mapping[str, str]) -> bool:
+    """Whether the phrase names one of the trace's tools by its name: every word of a tool
+    of two or more words ("Ward board" for ``query_ward_board``), or, in two or more words,
+    the last word of a tool's name as its head ("the screening schedule" for
+    ``get_schedule``) — "the patient" alone is the patient, not ``get_patient``."""
+    words = [singular(_EXPAND.get(w, w)) for w in _np_words(noun_phrase)]
+    words = [w for w in words if w not in _JOINERS and not any(ch.isdigit() for ch in w)]
+    if not words:
+        return False
+    for tool in tools:
+        own = [w for w in _tool_words(tool) if w not in ("query", "search")]
+        if len(own) >= 2 and set(own) <= set(words):
+            return True
+        if own and set(own) <= set(words) and words[-1] in _SOURCE_NOUNS:
+            return True  # "Appointments log" for query_appointments
+        if own and len(words) >= 2 and words[-1] == own[-1]:
+            return True
+    return False
+
+
 def names_a_source_noun(noun_phrase: str) -> bool:
     """Whether the phrase's head (or a family marker in it) is a word of the family lexicon
     ("the recipe sheet", "online reports") — not only an entity a tool is named after
@@ -385,6 +405,8 @@ def resolve(
             if head in GENERIC:
                 # "the race 5 results" is query_results; "the results" alone names nothing
                 matched = [t for t in matched if ordered[t] and ordered[t][-1] == h]
+                if any(w in MARKERS for w in content) or any(p in joined for p in PHRASES):
+                    matched = []  # "the search results" is a search, not get_lab_results
             if rule == "tool_name" and _head_family(head, 0) is not None:
                 # "the account record" is not get_record_metadata: a lexicon noun only
                 # matches a tool whose name ends with it
@@ -446,7 +468,8 @@ _WEAK_CUE = re.compile(
 )
 _LOOKED = re.compile(rf"(?:(?:i|we)\S*\s+(?:have\s+)?)?{_LOOKED_VERBS}")
 _CLAUSE_START = re.compile(
-    r"(?:^|(?<=[,;:—–(])|(?<=\s-)|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas)|(?<=\bwhich))[ \t]*",
+    r"(?:^|(?<=[,;:—–(?!])|(?<=\s-)|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas)"
+    r"|(?<=\bwhich))[ \t]*",
     re.IGNORECASE,
 )
 _DETERMINERS = frozenset(
@@ -614,6 +637,22 @@ _LABEL = re.compile(
 )
 
 
+#: A bracketed citation closing the claim: "(formulary s7.3)", "(see the fee policy)".
+_CITED = re.compile(
+    r"[ \t]*\([ \t]*(?:see[ \t]+|cf\.?[ \t]+|source:?[ \t]+|from[ \t]+|via[ \t]+|per[ \t]+)?"
+    r"(?P<np>[^\W\d_][^(),;]{0,60}?)[ \t]*\)[ \t]*[.!]?[ \t]*$",
+    re.IGNORECASE,
+)
+#: A source that is clear on the fact: "the policy is crystal clear that …".
+_CLEAR = re.compile(
+    r"(?:^|(?<=[,;:—–(?!])|(?<=\s-))[ \t]*(?P<np>(?:the|this|our|your|their|its)[ \t]+"
+    r"[^,;:.!?—–]{1,50}?)"
+    r"[ \t]+(?:is|was|are|were)[ \t]+(?:(?:crystal|very|quite|pretty|perfectly|totally|"
+    r"absolutely|really)[ \t]+)?(?:clear|explicit|unambiguous)[ \t]+(?:that|on[ \t]+this)[ \t]*",
+    re.IGNORECASE,
+)
+
+
 def _names_strongly(noun_phrase: str) -> bool:
     """Whether a label's noun phrase names a source beyond doubt: a strong head noun of a
     family (numbers aside: "Policy doc s3.2"), a multi-word source name or a family marker
@@ -628,11 +667,19 @@ def _names_strongly(noun_phrase: str) -> bool:
     )
 
 
-def find_spans(text: str, names_source: NamesSource) -> list[Span]:
+def find_spans(
+    text: str, names_source: NamesSource, names_tool: NamesSource | None = None
+) -> list[Span]:
     """Every attribution phrase of ``text`` by shape (see the module docstring), in text
     order, not overlapping. ``names_source(noun_phrase)`` says whether a noun phrase names
-    a source (weak cues and content verbs need one; the resolver decides)."""
+    a source (weak cues and content verbs need one; the resolver decides);
+    ``names_tool(noun_phrase)`` whether it names one of the trace's tools by its name
+    (:func:`names_a_tool`), which a weak cue, a content verb or a label may stand on as on a
+    source noun."""
     out: list[Span] = []
+
+    def source_noun(noun: str) -> bool:
+        return names_a_source_noun(noun) or (names_tool is not None and names_tool(noun))
 
     def add(span: Span) -> None:
         if span.end <= span.start or any(span.start < s.end and s.start < span.end for s in out):
@@ -686,6 +733,44 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
         if closing == "":
             end = np[-1][2]
         add(Span(start, end, phrase(np), np[0][1], np[-1][2], "cue_before", True))
+    # a citation in brackets that closes the claim: "… (formulary s7.3)", "(see the policy)"
+    cited = _CITED.search(text)
+    if cited is not None:
+        words = _noun_phrase(_tokens(text, cited.start("np")))
+        words = [t for t in words if t[2] <= cited.end("np")]
+        while words and any(ch.isdigit() for ch in words[-1][0]):
+            words = words[:-1]  # "(formulary s7.3)": the part's number is no source
+        resolved = longest_resolving(words) if words else None
+        if resolved is not None and source_noun(phrase(resolved)):
+            add(
+                Span(
+                    cited.start(),
+                    cited.end(),
+                    phrase(resolved),
+                    resolved[0][1],
+                    resolved[-1][2],
+                    "cue_before",
+                    True,
+                )
+            )
+    # "the policy is (crystal) clear that …": the noun phrase and its judgement go
+    for clear in _CLEAR.finditer(text):
+        words = _noun_phrase(_tokens(text, clear.start("np")))
+        words = [t for t in words if t[2] <= clear.end("np")]
+        resolved = longest_resolving(words) if words else None
+        if resolved is not None and source_noun(phrase(resolved)):
+            start = clear.start("np")
+            add(
+                Span(
+                    start,
+                    clear.end(),
+                    phrase(resolved),
+                    resolved[0][1],
+                    resolved[-1][2],
+                    "verb_after",
+                    True,
+                )
+            )
     label = _LABEL.match(text)
     if label is not None:
         words = [t for t in _tokens(text, label.start("np")) if t[2] <= label.end("np")]
@@ -699,7 +784,10 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
             and not any(_is_verb(np, k) for k in range(1, len(np)))
         )
         resolved = longest_resolving(np) if len(np) >= 2 and whole and not title else None
-        if resolved is not None and _names_strongly(phrase(resolved)):
+        if resolved is not None and (
+            _names_strongly(phrase(resolved))
+            or (names_tool is not None and names_tool(phrase(resolved)))
+        ):
             add(
                 Span(
                     0, label.end(), phrase(resolved), resolved[0][1], resolved[-1][2], "label", True
@@ -710,7 +798,7 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
         resolved = longest_resolving(words) if words else None
         cue = m.group("cue").lower()
         looked = _LOOKED.match(cue) is not None
-        if resolved is None or not (looked or names_a_source_noun(phrase(resolved))):
+        if resolved is None or not (looked or source_noun(phrase(resolved))):
             continue  # "I checked the invoice": the verb says it is a source
         end, closing = _closing(text, resolved[-1][2])
         if looked:
@@ -742,8 +830,15 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
                     )
                 )
             continue
-        if not closing or (closing == "." and m.group("cue").lower() == "from"):
-            continue  # "the page was from the physics paper." is a fact, not a source
+        aside = re.search(
+            r"(?:[,(—–]|\s-|\b(?:straight|right|directly|direct|fresh|taken|pulled|all))[ \t]*$",
+            text[: m.start()],
+            re.IGNORECASE,
+        )
+        if not closing or (closing == "." and m.group("cue").lower() == "from" and not aside):
+            # "the page was from the physics paper." is a fact, not a source; "…, straight
+            # from the screening schedule!" says where the fact comes from
+            continue
         # "was confirmed by the record": the participle is the claim's, "by X" the source's
         cue_start = m.start() + (cue.rfind(" by") + 1 if cue.endswith(" by") else 0)
         start, end = _with_context(text, cue_start, end, closing)
@@ -782,7 +877,7 @@ def find_spans(text: str, names_source: NamesSource) -> list[Span]:
                 break  # "Hope you find …" names no source
             say = width >= 2 or tokens[k][0] in _SAY_WORDS
             noun = phrase(words)
-            if names_source(noun) and (say or names_a_source_noun(noun)):
+            if names_source(noun) and (say or source_noun(noun)):
                 chosen = (words, k, width, say)
                 break
             if (

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from typing import Any
 
@@ -132,6 +132,9 @@ _DURATION = (
     r"(?P<fc>a\s+half|a\s+quarter|three\s+quarters)\b"
     r"|\b(?:(?P<half>half)\s+an?|(?:a\s+|one\s+)?(?P<quarter>quarter)\s+of\s+an?"
     r"|(?P<three>three\s+quarters)\s+of\s+an?)\s+(?P<ud>[a-z]+)\b"
+    # "an hour and forty", "two hours and ten": the minutes left unsaid
+    rf"|\b(?P<e>an?|one|\d|{_NUMWORDS})[ \t]+hours?[ \t]+and[ \t]+(?P<em>[1-5]\d|{_NUMWORDS})\b"
+    r"(?![ \t]*(?:-|[a-z]))"
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DOZEN = r"\b(?:(?P<n>an?|one|two|three|four|five|six|half\s+an?|\d+)\s+)dozen\b(?!s)"
@@ -158,7 +161,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?:(?<=\bon the )|(?<=\bby the )|(?<=\bsince the )|(?<=\buntil the )"
             r"|(?<=\bfrom the )|(?<=\btill the )|(?<=\bbefore the )|(?<=\bafter the ))"
-            r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)]|$|\s+(?:and|at|to|in|"
+            r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)—–]|$|\s+(?:and|at|to|in|"
             r"when|but|so|or|from|until|till|with)\b))",
             re.IGNORECASE,
         ),
@@ -222,7 +225,11 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
-    ("multiplier", re.compile(r"\b(?:twice|double|triple|treble|quadruple)\b", re.IGNORECASE)),
+    # "double-checking", "double-booked" are no multipliers
+    (
+        "multiplier",
+        re.compile(r"\b(?:twice|double|triple|treble|quadruple)\b(?!-\w)", re.IGNORECASE),
+    ),
     # a day of the week, written in full ("on Thursday", "Sundays")
     ("weekday", re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)})s?\b", re.IGNORECASE)),
 )
@@ -231,7 +238,7 @@ _YEAR_ONLY = re.compile(rf"^{_YEAR}$")
 #: 100 m², ``at`` = technical atmosphere …): never units after a number.
 _NOT_UNITS = frozenset(
     """a an and are as at by for from in is it of on or per than the to was were with am pm
-    th st nd rd x day's""".split()
+    th st nd rd x day's has""".split()
 )
 #: Dimensions a quantity is compared in; other pint readings of a word are kept as text.
 _DIMENSIONS = frozenset(
@@ -267,11 +274,11 @@ _CURRENCY_WORDS = {
     "penny": ("GBP", 0.01),
 }
 _SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6}
-_SCALES |= {"bn": 1e9, "billion": 1e9}
+_SCALES |= {"bn": 1e9, "billion": 1e9, "grand": 1e3}
 #: A scale after a number: words always ("1.25 thousand"), letters only after a currency
 #: symbol ("£1.2m"; "5 m" is five metres).
-_SCALE_WORDS = r"(thousand|million|billion)\b\s*"
-_SCALE = r"(k|mn|m|bn|thousand|million|billion)\b\s*"
+_SCALE_WORDS = r"(thousand|million|billion|grand)\b\s*"
+_SCALE = r"(k|mn|m|bn|thousand|million|billion|grand)\b\s*"
 _RELEASE_WORDS = r"(?:alpha|beta|dev|pre|post|final|release|patch|build|stable|lts)"
 #: One-letter units written on a number ("800g", "15m", "2h", "5s", "2l"; "220C" is degrees);
 #: any other letter after a number is a grade or a code ("5.10a", "6b"), not a unit pint
@@ -306,6 +313,9 @@ class Value:
     parsed: bool = True
     span: tuple[int, int] = (0, 0)
     bound: str | None = None
+    #: up to 30 characters of the text before the value (not compared: the same value read
+    #: from another sentence is the same value)
+    lead: str = field(default="", compare=False)
 
 
 @cache
@@ -517,6 +527,11 @@ def _duration(bare: str, span: tuple[int, int]) -> Value | None:
         if a is None or b is None or ua is None or ub is None or ua <= ub:
             return None  # "20 minutes 1 hour", "3 days, 4 days": no one duration
         return _in_minutes(bare, a * ua + b * ub, span)
+    if m.group("em"):
+        hours, minutes = _amount(m.group("e")), _amount(m.group("em"))
+        if hours is None or minutes is None or not 10 <= minutes < 60:
+            return None
+        return _in_minutes(bare, hours * 60 + minutes, span)
     if m.group("uc"):
         amount = _amount(m.group("c"))
         fraction = _FRACTIONS[" ".join(m.group("fc").split()).casefold()]
@@ -704,7 +719,10 @@ def _read_values(text: str) -> tuple[Value, ...]:
             taken.append(value.span if kind in ("quantity",) else (start, end))
             out.append(value)
     out.sort(key=lambda v: v.span)
-    return tuple(_bounded(v, text) for v in _day_ranges(out, text))
+    return tuple(
+        replace(_bounded(v, text), lead=text[max(0, v.span[0] - 30) : v.span[0]])
+        for v in _day_ranges(out, text)
+    )
 
 
 #: Words before a number that make it a bound, not the value itself ("over" is not here: "14
@@ -714,7 +732,8 @@ _BOUNDS = (
     (
         "~",
         r"about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|just\s+over"
-        r"|just\s+under|close\s+to",
+        r"|just\s+under|close\s+to|(?:a\s+(?:bit|little|touch|shade)|just|slightly)\s+"
+        r"(?:over|under|more\s+than|less\s+than|above|below)|just\s+shy\s+of",
     ),
     (">=", r"at\s+least|no\s+less\s+than|not\s+less\s+than|no\s+fewer\s+than|a\s+minimum\s+of"),
     (
@@ -976,16 +995,23 @@ _HEADER_UNITS = {
     "yrs": "year",
     "c": "degC",
     "f": "degF",
+    "hz": "Hz",
+    "khz": "kHz",
+    "mhz": "MHz",
+    "ghz": "GHz",
+    "bit": "bit",
+    "bits": "bit",
 }
 
 
 def _named_units(folded_evidence: str, *, attached: bool) -> list[tuple[float, str, float, str]]:
     """The units the evidence names as header words ("reading_m3", "weight_kg",
     "Weight (kg)"), each read as one of its unit; ``attached``: only those written on a
-    field or column name after ``_`` or ``(``."""
-    pattern = r"(?:_|\()([a-z0-9]+)\b" if attached else r"[a-z0-9]+"
+    field or column name after ``_`` or ``(``, or before ``_`` ("bit_depth")."""
+    pattern = r"(?:_|\()([a-z0-9]+)\b|\b([a-z]{3,})(?=_)" if attached else r"([a-z0-9]+)"
     out = []
-    for token in set(re.findall(pattern, folded_evidence)):
+    for groups in set(re.findall(pattern, folded_evidence)):
+        token = "".join(groups) if isinstance(groups, tuple) else groups
         unit = _HEADER_UNITS.get(token)
         one = _quantity(1.0, unit) if unit else None
         if one is not None:
@@ -1010,6 +1036,14 @@ def _header_units(v: Value, folded_evidence: str) -> tuple[bool, bool]:
     return same, other_named
 
 
+def _near(number: float, claimed: float, bound: str | None) -> bool:
+    """Whether ``number`` is the ``claimed`` number: within a tenth when the claim says
+    "about" / "a bit over" (bound ``~``), else equal."""
+    if bound == "~":
+        return abs(number - claimed) <= 0.1 * abs(claimed)
+    return abs(number - claimed) <= 1e-6 * max(1.0, abs(claimed))
+
+
 def _in_header_unit(v: Value, have: Sequence[Value], folded_evidence: str) -> bool:
     """Whether the evidence states quantity ``v`` as a number under a field or column whose
     name ends in a unit of its dimension ("2 litres" against ``volume_ml: 2000``, "an hour
@@ -1022,7 +1056,7 @@ def _in_header_unit(v: Value, have: Sequence[Value], folded_evidence: str) -> bo
             number = b.key if b.kind == "number" else None
             if b.kind == "date" and b.key[1:] == (None, None):  # 2000 read as a year
                 number = b.key[0]
-            if number is not None and abs(number - n) <= 1e-6 * max(1.0, abs(n)):
+            if number is not None and _near(number, n, v.bound):
                 return True
     return False
 
@@ -1167,11 +1201,11 @@ def match_values(
             present = any(_same(v, b) for b in _clock_durations(folded))
         if not present and v.kind == "quantity" and missing_quantity_unit:
             same_dim = any(b.kind == "quantity" and b.key[1] == v.key[1] for b in have)
-            if not same_dim:
-                present = any(
-                    b.kind == "number" and abs(b.key - v.key[2]) <= 1e-9 * max(1.0, abs(b.key))
-                    for b in have
-                )
+            if same_dim:
+                # "BW 31.4 kg" against ``bodyweight_kg: 31.4`` beside "0.2 mg/kg"
+                present = _in_header_unit(v, have, folded)
+            else:
+                present = any(b.kind == "number" and _near(b.key, v.key[2], v.bound) for b in have)
                 own_named, other_named = _header_units(v, folded) if present else (False, False)
                 # "9,860 miles" against a column "odometer_km | 9,860": another unit's number
                 other_unit = present and other_named and not own_named
@@ -1180,6 +1214,57 @@ def match_values(
                     out.append(ValueMatch(v, False, True))
                     continue
                 present = (present and not other_unit) or converted
+        if not present and v.kind == "number":
+            present = _clock_number(v, have) or _named_number(v, folded)
+        if not present and v.kind == "identifier":
+            present = _section(str(v.key), folded)
+        if not present and v.kind == "dimensions":
+            present = _width_height(v, folded)
         conflicting = not present and any(_kin(v, b) for b in have)
         out.append(ValueMatch(v, present, conflicting))
     return out
+
+
+def _clock_number(v: Value, have: Sequence[Value]) -> bool:
+    """ "around 7.30" is the time 7:30 (or 19:30) when the evidence has that time: a number
+    written h.mm, the minutes in two digits."""
+    m = re.fullmatch(r"([01]?\d|2[0-3])\.([0-5]\d)", v.text)
+    if m is None:
+        return False
+    minutes = int(m.group(1)) * 60 + int(m.group(2))
+    return any(b.kind == "time" and b.key in (minutes, minutes + 720) for b in have)
+
+
+def _named_number(v: Value, folded: str) -> bool:
+    """A number that closes a name the evidence writes as one code: "XR room 2" against
+    ``station: XR-ROOM-2`` (the word before it and the number joined by ``-`` or ``_`` at
+    the end of a token of the evidence)."""
+    word = re.search(r"([a-z]+)\s+$", v.lead.casefold())
+    if not v.text.isdigit() or word is None:
+        return False
+    code = rf"{re.escape(word.group(1))}[-_]0*{v.text}"
+    return re.search(rf"(?<![a-z]){code}(?!\w|[.,-]\d)", folded) is not None
+
+
+def _section(key: str, folded: str) -> bool:
+    """An identifier that abbreviates the name of a numbered part: "s7.3" / "ch 61" /
+    "sec. 4" against "Section 7.3" / "Chapter 61" (the letters open the evidence's word
+    before the same number)."""
+    m = re.fullmatch(r"([a-z]{1,3})\.?(\d+(?:\.\d+)*)", key)
+    if m is None:
+        return False
+    letters, number = m.group(1), re.escape(m.group(2))
+    return re.search(rf"\b{letters}[a-z]*\.?\s+{number}(?![\d.]\d)", folded) is not None
+
+
+def _width_height(v: Value, folded: str) -> bool:
+    """ "5472 by 3648 pixels" against the fields ``ImageWidth: 5472`` and ``ImageHeight:
+    3648``: a width field with the first size, a height field with the second."""
+    if len(v.key) != 2:
+        return False
+    width, height = v.key
+    found = [
+        re.search(rf"\b[\w ]*{word}[\w ]*[\"']?\s*[:=|]\s*[\"']?{n}(?!\d)", folded)
+        for word, n in (("width", width), ("height", height))
+    ]
+    return all(found)
