@@ -705,3 +705,32 @@ def test_a_clause_that_names_another_log_line_speaks_of_that_line() -> None:
 )
 def test_negation_is_read_in_the_claims_own_sentence(claim: str, unit: str, negation: bool) -> None:
     assert polarity(claim, unit).negation is negation
+
+
+@pytest.mark.parametrize(
+    ("claim", "record", "flag"),
+    [
+        # a field the claim names, given another person's name or another colour
+        ("Keeper Aldo Brisk, Plot 9.", "plot: 9\nkeeper: Mina Castell", "keeper: Mina Castell"),
+        ("The plot keeper is Ms Castell.", "plot: 9\nkeeper: Mina Castell", None),
+        (
+            "Plot 9's gate is painted green.",
+            "plot: 9\ngate painted: 2033 (red)",
+            "gate painted: 2033 (red)",
+        ),
+        ("Plot 9's gate is painted red.", "plot: 9\ngate painted: 2033 (red)", None),
+        # a snake_case yes/no field; "-al" nouns stem with their verbs
+        ("No lease renewal on it.", "plot: 9\nlease_renewed: true", "lease_renewed: true"),
+        ("The lease was renewed.", "plot: 9\nlease_renewed: true", None),
+    ],
+)
+def test_a_named_field_given_another_value_is_a_conflict(
+    claim: str, record: str, flag: str | None
+) -> None:
+    assert polarity(claim, record).flag == flag
+
+
+def test_a_numbered_list_item_holds_no_value() -> None:
+    rules = "1. Entry. Free before 10:00.\n2. Guests. Up to three per member.\n3. Pets. None."
+    assert present("Members may bring up to 3 guests.", rules) == [True]
+    assert present("Members may bring up to 2 guests.", rules) == [False]

@@ -42,7 +42,7 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("maximum highest", "minimum lowest"),
     ("include included includes including", "exclude excluded excludes excluding"),
     ("available", "unavailable"),
-    ("active", "inactive suspended"),
+    ("active", "inactive suspended cleared resolved"),
     ("paid", "unpaid outstanding overdue"),
     ("pass passed passes", "fail failed fails"),
     ("suitable", "unsuitable"),
@@ -205,7 +205,7 @@ def _stem(word: str) -> str:
     w = word.casefold()
     if w.endswith("s") and not w.endswith("ss") and len(w) > 4:
         w = w[:-1]
-    for suffix in ("ed", "ing"):
+    for suffix in ("ed", "ing", "al"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
             break
@@ -225,7 +225,7 @@ def _said_fields(claim: str, unit: str, *, shortest: int = 1) -> Iterator[tuple[
             continue
         terms = {
             t
-            for t in content_terms(kv[0])
+            for t in content_terms(kv[0].replace("_", " "))
             if len(t) >= shortest and not any(ch.isdigit() for ch in t)  # "trips_24h"
         }
         if terms and all(_stem(t) in said for t in terms):
@@ -241,6 +241,9 @@ def _flag(claim: str, unit: str) -> str | None:
     for part, value in _said_fields(claim, unit):
         if value in _YES_NO and negated == _YES_NO[value]:
             return part
+    other = _other_value(claim, unit)
+    if other is not None:
+        return other
     for part in re.split(r"[;\n]", unit):
         kv = field(part)
         if kv is None or not re.fullmatch(r"[^\W\d_]{4,}", kv[1]) or kv[1].casefold() in _YES_NO:
@@ -248,6 +251,38 @@ def _flag(claim: str, unit: str) -> str | None:
         negated_value = rf"\b(?:not|never|isn't|wasn't|aren't|weren't)\s+(?:\w+\s+){{0,2}}{kv[1]}\b"
         if re.search(negated_value, claim, re.IGNORECASE):
             return part.strip()
+    return None
+
+
+_COLOURS = frozenset(
+    "red blue green yellow white black orange purple pink grey gray brown silver gold".split()
+)
+_NAME = re.compile(r"(?<=[\w,;:] )[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)+")
+_FULL_NAME = re.compile(r"[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+)+")
+
+
+def _other_value(claim: str, unit: str) -> str | None:
+    """A field of a record the claim names ("holder", "queen marked") whose value it gives
+    as another name or colour: none of the value's words is in the claim, and the claim
+    says a person's name or a colour the record nowhere holds ("Holder Callum Threlfall"
+    against ``holder: Ines Vardakis``; "marked red" against ``queen marked: 2030
+    (blue)``). The field as written, or None."""
+    folded = unit.casefold()
+    held = set(_words(folded))
+    names = [
+        m.group(0) for m in _NAME.finditer(claim) if not set(_words(m.group(0).casefold())) & held
+    ]
+    colours = [w for w in _words(claim.casefold()) if w in _COLOURS and w not in _words(folded)]
+    if not names and not colours:
+        return None
+    for part, value in _said_fields(claim, unit, shortest=3):
+        words = set(_words(value))
+        if not words or len(words) > 4 or words & set(_words(claim.casefold())):
+            continue
+        kv = field(part)
+        is_name = kv is not None and _FULL_NAME.fullmatch(kv[1].strip()) is not None
+        if (colours and words & _COLOURS) or (names and is_name):
+            return part
     return None
 
 

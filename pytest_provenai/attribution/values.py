@@ -1162,6 +1162,14 @@ def _weekday_match(v: Value, folded: str, have: Sequence[Value]) -> ValueMatch:
     return ValueMatch(v, day in named, day not in named and bool(named))
 
 
+#: The number of a numbered list item ("4. Photography. …"): no value of the evidence.
+_LIST_NUMBER = re.compile(r"(?m)^([ \t]*)(\d{1,2})(?=[.)][ \t]+[A-Z])")
+
+
+def _blank_number(m: re.Match[str]) -> str:
+    return m.group(1) + " " * len(m.group(2))
+
+
 def match_values(
     claim_values: Sequence[Value],
     evidence: Iterable[str] | str,
@@ -1176,7 +1184,7 @@ def match_values(
     texts = [evidence] if isinstance(evidence, str) else list(evidence)
     have: list[Value] = []
     for t in texts:
-        have.extend(_read_values(t))
+        have.extend(_read_values(_LIST_NUMBER.sub(_blank_number, t)))
     folded = " ".join(" ".join(t.split()).casefold() for t in texts)
     out: list[ValueMatch] = []
     for v in claim_values:
