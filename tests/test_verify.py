@@ -21,6 +21,7 @@ from pytest_provenai.verify.forest import (
     THRESHOLD_GRID,
     choose_threshold,
     fit_calibrator,
+    is_handwritten,
     load_table,
 )
 from pytest_provenai.verify.runtime import SHIPPED_LM_TABLE, SHIPPED_TABLE
@@ -62,6 +63,13 @@ def test_the_calibrator_is_fitted_once_and_chooses_its_threshold_on_validation()
     assert points[cal.threshold]["reject_f1"] == best
     # an exact tie goes to the higher threshold
     assert all(p["reject_f1"] < best for t, p in points.items() if t > cal.threshold)
+    # the sweep is over the hand-written validation rows only: their support counts add up
+    validation = load_table(SHIPPED_TABLE).split("validation")
+    hand = [r for r in validation if is_handwritten(r)]
+    assert 0 < len(hand) < len(validation)
+    assert sum(points[cal.threshold]["counts"].values()) == len(hand)
+    assert not is_handwritten({"record": "5ab700ca5542991d32223736"})
+    assert is_handwritten({"record": "beekeeping-coop-news"})
     assert cal.identity["table_rows_sha256"] == load_table(SHIPPED_TABLE).rows_sha256
     rows = [r["features"] for r in load_table(SHIPPED_TABLE).split("test")[:5]]
     first, again = cal.predict(rows), cal.predict(rows)
