@@ -228,7 +228,7 @@ def is_pleasantry(text: str) -> bool:
     # a question to the reader asks, it does not assert — unless it asserts by asking ("Can
     # you believe the Glasshouse seats 340?") or after a statement ("The gala starts at
     # half nine — could there be a later slot?"), and asks nothing of the reader
-    head, _, tail = (stripped, "", "")
+    head, tail = stripped, ""
     dash = re.search(r"\s+[—–]\s+|\s+-\s+", stripped)
     if dash is not None:
         head, tail = stripped[: dash.start()], stripped[dash.end() :]

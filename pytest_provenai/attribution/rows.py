@@ -549,7 +549,7 @@ def _clause_bounds(blank: str, span: tuple[int, int]) -> tuple[int, int]:
 def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence[str]) -> bool:
     """Whether the rows bear out a count said of a noun ("2 vehicles kept by Ines Vardakis",
     "Priya has three of them"): a word of the count's clause, not a value, is in exactly
-    that many rows (or the count is the number of rows and the word is in all of them)."""
+    that many rows (all of them, when the count is the number of rows)."""
     blank = cut_values(content, values, keep_offsets=True)
     start, end = _clause_bounds(blank, v.span)
     clause = blank[start:end]
@@ -557,7 +557,7 @@ def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
     n = int(v.key)
     for term in content_terms(clause):
         hits = sum(term in rt for rt in row_terms)
-        if hits == n and (0 < hits < len(data) or hits == len(data)):
+        if hits == n > 0:
             return True
     return False
 

@@ -304,10 +304,12 @@ def _head(piece: str) -> str:
 
 
 def names_a_tool(noun_phrase: str, tools: Mapping[str, str]) -> bool:
-    """Whether the phrase names one of the trace's tools by its name: every word of a tool
-    of two or more words ("Ward board" for ``query_ward_board``), or, in two or more words,
-    the last word of a tool's name as its head ("the screening schedule" for
-    ``get_schedule``) — "the patient" alone is the patient, not ``get_patient``."""
+    """Whether the phrase names one of the trace's tools by its name ("query" and "search"
+    aside): every word of a tool of two or more words ("Ward board" for
+    ``query_ward_board``), a tool's words before a source noun ("Appointments log" for
+    ``query_appointments``), or, in two or more words, the last word of a tool's name as its
+    head ("the screening schedule" for ``get_schedule``) — "the patient" alone is the
+    patient, not ``get_patient``."""
     words = [singular(_EXPAND.get(w, w)) for w in _np_words(noun_phrase)]
     words = [w for w in words if w not in _JOINERS and not any(ch.isdigit() for ch in w)]
     if not words:
