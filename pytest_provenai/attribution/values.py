@@ -869,7 +869,7 @@ def _within(a: Value, b: Value) -> bool:
     else:
         return False
     if a.bound == "~":
-        return abs(y - x) <= 0.1 * abs(x)
+        return _near(y, x, "~")
     # "at least 2 hours" / "up to 4" is stated by the value itself; any larger or smaller
     # value would do only if it were the claim's subject's, and a premise holds many numbers
     # ("more than 106 countries" must not be met by a year or a head count)
