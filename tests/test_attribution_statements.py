@@ -306,6 +306,33 @@ def test_advice_and_closings_assert_nothing(sentence: str, pleasantry: bool) -> 
     assert is_pleasantry(sentence) is pleasantry
 
 
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        # formal closings and offers of what "can be provided on request"
+        ("We trust the above answers the committee's query.", True),
+        ("I remain at your service should anything be unclear.", True),
+        ("Additional records can readily be supplied on request.", True),
+        ("Minutes of the meeting can be supplied on request.", False),
+        ("Refunds can be provided on request within 14 days.", False),
+        # promises without a subject, texting, radio sign-offs and hand-overs
+        ("will follow up with the depot tmrw", True),
+        ("can dig out the invoices if u need", True),
+        ("any issues just shout", True),
+        ("Over to the night crew.", True),
+        ("Cheers, over and out.", True),
+        ("Over 200 bags were sorted on Friday.", False),
+        ("Will Ashdown chased the invoice on 3 May.", False),
+    ],
+)
+def test_closings_in_other_registers(sentence: str, pleasantry: bool) -> None:
+    """A formal close ("I remain at your service"), an offer of more on request, a promise
+    with its subject dropped ("will follow up …") and a radio sign-off assert nothing; a
+    policy that something is provided on request, or a sentence that only opens with
+    "Over"/"Will", does."""
+    assert is_pleasantry(sentence) is pleasantry
+
+
 def test_pleasantries_are_non_factual_even_with_a_value() -> None:
     assert not decompose("Happy to look up other depots near 4410 if that helps.", {})[0].factual
     assert decompose("Happy Valley Depot opened in 2019.", {})[0].factual

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_provenai.attribution.polarity import ANTONYMS, polarity
 from pytest_provenai.attribution.protected import check_values
-from pytest_provenai.attribution.rows import log_other_line, records, row_check
+from pytest_provenai.attribution.rows import counted, log_other_line, records, row_check
 from pytest_provenai.attribution.support import support_signals
 from pytest_provenai.attribution.values import match_values, read_values
 from pytest_provenai.attribution.verdict import Judgement, decide
@@ -734,3 +734,90 @@ def test_a_numbered_list_item_holds_no_value() -> None:
     rules = "1. Entry. Free before 10:00.\n2. Guests. Up to three per member.\n3. Pets. None."
     assert present("Members may bring up to 3 guests.", rules) == [True]
     assert present("Members may bring up to 2 guests.", rules) == [False]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # a value read after a code is not hidden by it ("…-04 serves four hundred and …")
+        ("db-node-04 serves three hundred and six users.", "db-node-04 users: 306", [True, True]),
+        ("db-node-04 serves three hundred and nine users.", "db-node-04 users: 306", [True, False]),
+        # a unit cut short where a code follows it ("11 kn G18" read as 11 knots)
+        ("It blew 11 knots at noon.", "12:00 WIND S 11 kn G18", [True, True]),
+        # a unit with "/" on it; a word after a unit is not a second unit
+        ("Gusts of 22 m/s on the col.", "gust_ms: 22", [True]),
+        ("A wind of twenty km/h.", "wind: 20 km/h", [True]),
+        ("A wind of twenty km/h.", "wind: 30 km/h", [False]),
+        ("18 cm in 12 hrs at the top.", "fresh: 18 cm", [True, False]),
+        # a version named in words against "v" and its number; "1080p" is a frame height
+        ("Signed on form version 2.4.", "form: CF v2.4", [True]),
+        ("Signed on form version 2.5.", "form: CF v2.4", [False]),
+        ("Shot in 720p.", "frame_size: 1280x720", [True]),
+        ("Shot in 1080p.", "frame_size: 1280x720", [False]),
+        ("Final table: 9 pts.", "team | points\nOwls | 9", [True]),
+        # durations of three units, "hours ten", a clock's seconds left unsaid
+        ("Finished in 4h 02m 09s.", "chip: 4:02:09", [True]),
+        ("Finished in 4h 02m 19s.", "chip: 4:02:09", [False]),
+        ("So four hours twelve, near enough.", "chip: 4:12:09", [True]),
+        ("So four hours thirteen, near enough.", "chip: 4:12:09", [False]),
+        # month/year; four-digit times of day
+        ("Use by June 2035.", "use_by: 06/2035", [True]),
+        ("Use by July 2035.", "use_by: 06/2035", [False]),
+        ("Gate shut at 0745, per the log.", "07:45 gate shut", [True]),
+        ("Gate shut 1930 hrs.", "19:30 gate shut", [True]),
+        ("Gate shut 1930 hrs.", "19:45 gate shut", [False]),
+        # "one" after an article and its modifiers is a pronoun
+        (
+            "A stop at 10:02, then a longer one at 11:40.",
+            "10:02 stop\n11:40 stop",
+            [True, True],
+        ),
+    ],
+)
+def test_sixteenth_round_values_by_meaning(claim: str, evidence: str, expected: list[bool]) -> None:
+    assert present(claim, evidence) == expected, [(v.text, v.kind) for v in read_values(claim)]
+
+
+def test_a_bare_count_after_has_is_counted_and_each_use_of_a_word_counts_alone() -> None:
+    jobs = "ref | mechanic\nJ-1 | Ana Kerr\nJ-2 | Ana Kerr\nJ-3 | Bo Lund\nJ-4 | Ana Kerr"
+    right = "Ana Kerr has three of them and Bo Lund has one."
+    assert set(counted(right, read_values(right), jobs)) == {"three", "one"}
+    # the same word borne out once does not excuse it where the rows say otherwise
+    wrong = "Ana Kerr has three of them and Bo Lund has three."
+    assert counted(wrong, read_values(wrong), jobs) == ()
+
+
+def test_a_count_of_rows_named_by_an_identifier_or_of_the_whole_table() -> None:
+    ships = (
+        "ship | lot | dest\nS-1 | L-7A | Ayr\nS-2 | L-7B | Oban\nS-3 | L-7A | Troon\n"
+        "S-4 | L-7C | Ayr"
+    )
+    by_lot = "Lot L-7A went out in two consignments."
+    assert counted(by_lot, read_values(by_lot), ships) == ("two",)
+    assert (
+        counted(
+            "Lot L-7A went out in three consignments.",
+            read_values("Lot L-7A went out in three consignments."),
+            ships,
+        )
+        == ()
+    )
+    assert counted(
+        "Four consignments so far.", read_values("Four consignments so far."), ships
+    ) == ("Four",)
+    # a word that picks some rows out: the total is not their count
+    assert (
+        counted("Four consignments to Ayr.", read_values("Four consignments to Ayr."), ships) == ()
+    )
+
+
+def test_a_clause_after_while_names_its_own_row_and_a_change_starts_in_an_earlier_row() -> None:
+    table = "code | date | status\nK-1 | 2035-03-01 | gala\nK-2 | 2035-03-02 | on sale"
+    both = "K-1 is the gala while K-2 is on sale"
+    assert row_check(both, read_values(both), table).other_row == ()
+    readings = "day | level\n1 | 4.8\n3 | 3.9\n5 | 3.1"
+    down = "By day 3 the level had fallen from 4.8 to 3.9."
+    assert row_check(down, read_values(down), readings).missing == ()
+    # a value it changed from must come before the claim's row
+    later = "By day 3 the level had fallen from 3.1 to 3.9."
+    assert row_check(later, read_values(later), readings).other_row == ("3.1",)

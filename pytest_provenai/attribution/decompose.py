@@ -78,7 +78,16 @@ _PLEASANTRY = re.compile(
     (?:
       (?:i|we)\s+(?:do\s+|really\s+|sincerely\s+)?hope\b
     | hope\s+(?:this|that|that['’]s|it|it['’]s|you|your|the|everything|all|things|so|we|they)\b
-    | (?:i|we)\s+trust\s+(?:this|that|it|you)\b
+    | (?:i|we)\s+trust\s+(?:this|that|it|you|the\s+(?:foregoing|above|attached|enclosed))\b
+    | (?:i|we)\s+remain\s+at\s+your\s+(?:disposal|service)\b
+    | [^.?!]*\b(?:these|they|this|those|it|(?:further|additional|more|other)\s+[a-z]+)\s+
+      (?:can|could|will|may)\s+(?:gladly\s+|readily\s+|also\s+)?be\s+
+      (?:provided|furnished|supplied|sent|shared|made\s+available|arranged)\s+
+      (?:up)?on\s+request[\s!.]*$
+    | (?:i['’]ll\s+|i\s+will\s+|will\s+|can\s+)(?:also\s+)?(?:chase|follow\s+up|find\s+out|
+      dig\s+out|get\s+back|keep\s+you\s+posted)\b
+    | over\s+to\s+(?:you|the\s+[a-z]+|[a-z]+\s+(?:shift|team|crew|desk))\b[^.?!\d]{0,20}[\s!.]*$
+    | (?:over|out|over\s+and\s+out)[\s!.]*$
     | fingers\s+crossed
     | (?:many\s+|huge\s+|big\s+)?thanks\b(?!\s+to\b) | thank\s+you\b | cheers\b
     | (?:so\s+|very\s+|really\s+)?sorry\b | (?:my\s+)?apologies\b | i\s+apologi[sz]e
@@ -105,7 +114,10 @@ _PLEASANTRY = re.compile(
     | (?:please\s+)?(?:do\s+not|don['’]t)\s+hesitate\b
     | give\s+(?:me|us)\s+a\s+(?:shout|call|nudge) | feel\s+free
     | (?:just\s+)?(?:ring|call|phone|text|ping|page|message|buzz)\s+(?:me|us)\b
-    | any\s+(?:questions?|queries|problems?|issues?)\b[^.?!]*\b(?:me|us)\b[\s!.]*$
+    | (?:just\s+)?(?:ring|call|phone|text|ping|page|message|buzz|shout)[\s!.]*$
+    | any\s+(?:questions?|queries|problems?|probs|issues?)\b[^.?!]*\b(?:me|us)\b[\s!.]*$
+    | any\s+(?:questions?|queries|problems?|probs|issues?)\b[^.?!\d]{0,25}
+      (?:just\s+)?(?:text|ring|call|shout|ping|message|email)\b[^.?!\d]{0,15}[\s!.]*$
     | (?:i['’]m\s+|i\s+am\s+)?(?:off\s+(?:to\s+bed|home)|signing\s+off|logging\s+off)\b
       [^.?!\d]{0,20}[\s!.]*$
     | (?:do\s+)?(?:tell|ask)\s+me\s+if | if\s+you\s+(?:need|want|would\s+like|['’]d\s+like|have)\b
@@ -116,7 +128,7 @@ _PLEASANTRY = re.compile(
       .*\bif\b
     | (?:(?:i|we)\s+)?can\s+(?:also\s+|easily\s+)?[a-z][\w-]*\b.*\bif\s+
       (?:(?:that|it|this)\s+(?:helps|would\s+help)
-      | you\s+(?:want|need|like|prefer|['’]d\s+like|would\s+like))\b
+      | (?:you|u|ya)\s+(?:want|need|like|prefer|['’]d\s+like|would\s+like))\b
     | enjoy\b | have\s+(?:a|an|fun)\b | good\s+luck\b | best\s+of\s+luck | all\s+the\s+best
     | best\s+wishes | (?:wishing|wish)\s+you | safe\s+(?:travels?|journey|trip|flight|drive|
       crossing)\b | bon\s+voyage | (?:travel|drive|ride|fly)\s+safe(?:ly)?\b

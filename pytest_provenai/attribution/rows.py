@@ -310,6 +310,16 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     for i in sorted(listed):
         row += f"\n{rows[i]}"
         absent = [k for k in absent if not matches[i][k].present]
+    if _CHANGE.search(content):
+        # "dropped from 1.048 to 1.030" by day 3: the value it changed from is an earlier
+        # row's (a table's row above the claim's), or another record's ("down to 287 from
+        # 412 on admission" against a ``previous`` record)
+        earlier = [i for i in range(len(rows)) if not (i in data and best in data and i > best)]
+        absent = [
+            k
+            for k in absent
+            if not (_FROM.search(values[k].lead) and any(matches[i][k].present for i in earlier))
+        ]
     missing = [values[k] for k in absent]
     other = [
         v.text
@@ -326,6 +336,15 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     if distinctive & row_terms[best] and not listed and not counting:
         swapped = _swapped_cells(terms, rows, best, candidates)
     return RowCheck(True, row, tuple(v.text for v in missing), tuple(other), tuple(swapped))
+
+
+#: A claim that says a value changed, and the word before the value it changed from.
+_CHANGE = re.compile(
+    r"\b(?:dropped|dropping|fell|fallen|falling|rose|risen|rising|climbed|increased|decreased"
+    r"|reduced|went|gone|down|up|moved|changed|improved|slipped|jumped|grew|shrank)\b",
+    re.IGNORECASE,
+)
+_FROM = re.compile(r"\bfrom\s+(?:about\s+|around\s+|roughly\s+)?$", re.IGNORECASE)
 
 
 def _fields(record: str) -> dict[str, str]:
@@ -364,9 +383,6 @@ def _swapped_cells(
     return out
 
 
-_CLAUSE = re.compile(r"[^;,]+")
-
-
 def _clause_rows(
     content: str,
     values: Sequence[Value],
@@ -378,17 +394,15 @@ def _clause_rows(
 ) -> set[int]:
     """Rows that a clause of the claim names for itself: "Water charge: £9.50; membership:
     £5." gives each item its amount. A missing value's clause (between commas and
-    semicolons) that names words of another row holding the value, and none that only the
-    claim's row has, speaks of that row; a clause that also names the claim's row ("Tomasz
+    semicolons, dashes, "and", "but", "while": "SC-102 is the gala while SC-104 is on
+    sale") that names words of another row holding the value, and none that only the claim's
+    row has, speaks of that row; a clause that also names the claim's row ("Tomasz
     paid £24.50 through ParentPay") does not."""
     out: set[int] = set()
     blank = cut_values(content, values, keep_offsets=True)  # clause offsets still hold
     for k in absent:
-        span = values[k].span
-        clause = next(
-            (m.group(0) for m in _CLAUSE.finditer(blank) if m.start() <= span[0] < m.end()),
-            "",
-        )
+        start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
+        clause = blank[start:end]
         own = content_terms(clause) & distinctive
         if not own or own & row_terms[best]:
             continue
@@ -512,7 +526,10 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
             continue
         of = _COUNT_OF.match(content, v.span[1])
         if of is None:
-            if _COUNTED_NOUN.match(content, v.span[1]) and _count_borne(content, v, values, data):
+            noun = _COUNTED_NOUN.match(content, v.span[1]) or (
+                _HAS.search(content, 0, v.span[0]) and _CLAUSE_END.match(content, v.span[1])
+            )
+            if noun and _count_borne(content, v, values, data):
                 out.append(v.text)  # "2 vehicles kept by Ines Vardakis", "has three of them"
             continue
         total = [
@@ -530,36 +547,59 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
         hits = [sum(t in rt for rt in row_terms) for t in content_terms(after)]
         if any(0 < h < len(data) and h == int(v.key) for h in hits):
             out += [v.text, *(w.text for w in total)]
-    return tuple(out)
+    # the checks name values by their text: a count borne out once ("Priya has three of
+    # them") must not excuse the same words unborne ("and Dafne has three")
+    borne = [w for w in values if w.text in out]
+    return tuple(
+        t for t in dict.fromkeys(out) if len([w for w in borne if w.text == t]) <= out.count(t)
+    )
 
 
+#: A count said bare after a verb of having, at the end of its clause ("… and Dafne
+#: Quarrie has two."): what it counts is the sentence's noun.
+_HAS = re.compile(r"\b(?:has|have|had|holds?|got|gets|handles?|handled)\s+(?:just\s+|only\s+)?$")
+_CLAUSE_END = re.compile(r"\s*(?:[.;,!?]|$|\s+(?:and|but|while)\b)")
 #: A plural noun or "of them" after a count ("2 vehicles", "three of them").
 _COUNTED_NOUN = re.compile(r"\s+(?:of\s+them\b|(?:[a-z]+\s+)?[a-z]{3,}s\b)", re.IGNORECASE)
 _CLAUSE_SPLIT = re.compile(r"[;,:—–]|\s+-\s+|\s+and\s+|\s+but\s+|\s+while\s+", re.IGNORECASE)
 
 
-def _clause_bounds(blank: str, span: tuple[int, int]) -> tuple[int, int]:
+#: The items of a claim that gives each its own value: a colon stays inside ("Water
+#: charge: £9.50; membership: £5").
+_ITEM_SPLIT = re.compile(r"[;,—–]|\s+-\s+|\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
+
+
+def _clause_bounds(
+    blank: str, span: tuple[int, int], split: re.Pattern[str] = _CLAUSE_SPLIT
+) -> tuple[int, int]:
     """The clause of ``blank`` (a claim with its values blanked) around ``span``: between
-    commas, semicolons, colons, dashes, "and", "but" and "while"."""
-    start = max((m.end() for m in _CLAUSE_SPLIT.finditer(blank, 0, span[0])), default=0)
-    end = next((m.start() for m in _CLAUSE_SPLIT.finditer(blank, span[1])), len(blank))
+    commas, semicolons, colons, dashes, "and", "but" and "while" (``split``)."""
+    start = max((m.end() for m in split.finditer(blank, 0, span[0])), default=0)
+    end = next((m.start() for m in split.finditer(blank, span[1])), len(blank))
     return start, end
 
 
 def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence[str]) -> bool:
     """Whether the rows bear out a count said of a noun ("2 vehicles kept by Ines Vardakis",
-    "Priya has three of them"): a word of the count's clause, not a value, is in exactly
-    that many rows (all of them, when the count is the number of rows)."""
+    "Priya has three of them", "lot VX-2207A went out in two consignments"): a word or an
+    identifier of the count's clause, not another value, is in exactly that many rows — or
+    the count is the number of rows and no word of the clause picks some rows out ("four
+    consignments" of a four-row shipments table)."""
     blank = cut_values(content, values, keep_offsets=True)
     start, end = _clause_bounds(blank, v.span)
     clause = blank[start:end]
     row_terms = [content_terms(r) for r in data]
+    folded_rows = [r.casefold() for r in data]
     n = int(v.key)
-    for term in content_terms(clause):
-        hits = sum(term in rt for rt in row_terms)
-        if hits == n > 0:
-            return True
-    return False
+    hits = [sum(term in rt for rt in row_terms) for term in content_terms(clause)]
+    hits += [
+        sum(str(w.key) in r for r in folded_rows)
+        for w in values
+        if w.kind == "identifier" and start <= w.span[0] and w.span[1] <= end
+    ]
+    if any(h == n > 0 for h in hits):
+        return True
+    return n == len(data) and not any(0 < h < len(data) for h in hits)
 
 
 _HANDLE = re.compile(r"(?<![\w.-])(?:[A-Z][a-z]+|\w+(?:[._-]\w+)+)(?![\w-])")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from typing import Any
@@ -128,12 +128,14 @@ _DURATION = (
     rf"\b(?:(?P<a>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ua>{_TIME_UNIT})\b[ \t]+(?:and[ \t]+)?"
     rf"|(?P<a1>an?|one)[ \t]+(?P<ua1>{_TIME_UNIT})\b[ \t]+and[ \t]+)"
     rf"(?P<b>\d+|{_NUMWORDS})(?P<ub>{_TIME_UNIT}|[ \t]+[hms])\b"
+    rf"(?:[ \t]+(?:and[ \t]+)?(?P<c3>\d+|{_NUMWORDS})(?P<u3>{_TIME_UNIT}|[ \t]+[hms])\b)?"
     rf"|\b(?P<c>an?|one|\d+|{_NUMWORDS})\s+(?P<uc>[a-z]+?)s?\s+and\s+"
     r"(?P<fc>a\s+half|a\s+quarter|three\s+quarters)\b"
     r"|\b(?:(?P<half>half)\s+an?|(?:a\s+|one\s+)?(?P<quarter>quarter)\s+of\s+an?"
     r"|(?P<three>three\s+quarters)\s+of\s+an?)\s+(?P<ud>[a-z]+)\b"
-    # "an hour and forty", "two hours and ten": the minutes left unsaid
-    rf"|\b(?P<e>an?|one|\d|{_NUMWORDS})[ \t]+hours?[ \t]+and[ \t]+(?P<em>[1-5]\d|{_NUMWORDS})\b"
+    # "an hour and forty", "two hours and ten", "three hours ten": the minutes left unsaid
+    rf"|\b(?P<e>an?|one|\d|{_NUMWORDS})[ \t]+hours?[ \t]+(?:and[ \t]+)?"
+    rf"(?P<em>[1-5]\d|{_NUMWORDS})\b"
     r"(?![ \t]*(?:-|[a-z]))"
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -153,6 +155,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\b(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|1[0-2])/\d\d\b(?![/.]\d)"
         ),
     ),
+    # month/year ("expiry 03/2034"): no day; before a ratio reads it as a count
+    ("monthyear", re.compile(r"(?<![\w/.])(?:0?[1-9]|1[0-2])/(?:19|20)\d\d\b(?![/.]\d)")),
     # day/month without a year ("since 13/08"), the month in two digits ("1/2" is a half)
     ("daymonth", re.compile(r"\b(?:0?[1-9]|[12]\d|3[01])/(?:0[1-9]|1[0-2])\b(?![/.]\d)")),
     # a day of the month alone ("on the 13th and …"); "the 3rd lap" is an ordinal
@@ -206,6 +210,15 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
+    # a time of day in four digits ("cam frame taken 0815", "1400 hrs"): with a leading zero,
+    # or with "hrs"/"h" after it ("1400 hours" may be a duration)
+    (
+        "hhmm",
+        re.compile(
+            r"(?<![\w./:-])(?:0\d[0-5]\d\b(?![.,/:-]?\d)"
+            r"|(?:1\d|2[0-3])[0-5]\d(?=[ \t]*(?:hrs|h)\b))"
+        ),
+    ),
     # a count out of a total ("failed 2/3 checks", "40/40 busy"); day/month took its dates
     ("ratio", re.compile(r"(?<![\w./])\d{1,4}/\d{1,4}(?![\w/]|\.\d)")),
     (
@@ -220,7 +233,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             rf"(?:[£$€][ \t]?)?(?:{_DIGITS}|\b{_NUMWORDS})(?:[ \t]*-[ \t]*|[ \t]*)"
             r"(?:%|°[ \t]?[CF]\b"
-            r"|[A-Za-zµ]+(?:[ \t]+(?:per|an?|/)[ \t]+(?:(?:cubic|square)[ \t]+)?[A-Za-z]+"
+            r"|[A-Za-zµ]+(?:/[A-Za-z]+\b"
+            r"|[ \t]+(?:per|an?|/)[ \t]+(?:(?:cubic|square)[ \t]+)?[A-Za-z]+"
             r"|[ \t]+[A-Za-z]+)?)?",
             re.IGNORECASE,
         ),
@@ -238,7 +252,7 @@ _YEAR_ONLY = re.compile(rf"^{_YEAR}$")
 #: 100 m², ``at`` = technical atmosphere …): never units after a number.
 _NOT_UNITS = frozenset(
     """a an and are as at by for from in is it of on or per than the to was were with am pm
-    th st nd rd x day's has""".split()
+    th st nd rd x day's has pts fps""".split()
 )
 #: Dimensions a quantity is compared in; other pint readings of a word are kept as text.
 _DIMENSIONS = frozenset(
@@ -526,6 +540,11 @@ def _duration(bare: str, span: tuple[int, int]) -> Value | None:
         ub = _time_unit(m.group("ub").strip())
         if a is None or b is None or ua is None or ub is None or ua <= ub:
             return None  # "20 minutes 1 hour", "3 days, 4 days": no one duration
+        if m.group("u3"):  # "3h 31m 52s"
+            c, uc = _amount(m.group("c3")), _time_unit(m.group("u3").strip())
+            if c is None or uc is None or ub <= uc:
+                return None
+            return _in_minutes(bare, a * ua + b * ub + c * uc, span)
         return _in_minutes(bare, a * ua + b * ub, span)
     if m.group("em"):
         hours, minutes = _amount(m.group("e")), _amount(m.group("em"))
@@ -603,6 +622,11 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         return Value(bare, "ratio", (part, whole), True, span)
     if kind == "multiplier":
         return Value(bare, "number", _MULTIPLIERS[bare.casefold()], True, span)
+    if kind == "monthyear":
+        month, year = (int(n) for n in bare.split("/"))
+        return Value(bare, "date", (year, month, None), True, span)
+    if kind == "hhmm":
+        return Value(bare, "time", int(bare[:2]) * 60 + int(bare[2:]), True, span)
     if kind == "daymonth":
         day, month = (int(n) for n in bare.split("/"))
         return Value(bare, "date", (None, month, day), True, span)
@@ -669,8 +693,12 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         if rate:
             return Value(bare, "quantity", rate, True, span)
         return Value(bare, "quantity", (number, f"[currency:{code}]", number, code), True, span)
-    quantity = _quantity(number, unit) if unit else None
     shown = bare
+    words = unit.split()
+    if len(words) == 2 and words[1].casefold() in _NOT_UNITS:
+        unit = words[0]  # "32 cm in 24 hrs": centimetres, not cm·inch
+        shown = bare[: bare.index(unit, m.start(3)) + len(unit)]
+    quantity = _quantity(number, unit) if unit else None
     if quantity is None and _RATE_FIRST.match(unit):
         # "37.5 per week", "2 a day": a rate whose numerator names no unit — a number,
         # never a quantity of its period (37.5 weeks)
@@ -694,6 +722,30 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
     )
 
 
+def _untaken(
+    pattern: re.Pattern[str], text: str, taken: list[tuple[int, int]]
+) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern`` in ``text`` outside the ``taken`` spans (a list that
+    grows as the caller takes what it reads). A match running into a taken span is cut
+    short before it ("14 kn" of "14 kn G21" where "G21" is taken), and the search goes on
+    after the span: a match that starts inside one ("07 hosts four" in "wh-velm-07 hosts
+    four hundred and twelve") never hides what follows it."""
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        start, end = m.span()
+        clash = [(s, e) for s, e in taken if s < end and start < e]
+        if not clash:
+            yield m
+            pos = max(end, start + 1)
+            continue
+        first = min(s for s, _ in clash)
+        if first > start:
+            cut = pattern.match(text, start, first)
+            if cut is not None and cut.group(0).strip():
+                yield cut
+        pos = max(max(e for _, e in clash), start + 1)
+
+
 @lru_cache(maxsize=16384)
 def _read_values(text: str) -> tuple[Value, ...]:
     if not _libraries():
@@ -704,7 +756,7 @@ def _read_values(text: str) -> tuple[Value, ...]:
     taken: list[tuple[int, int]] = []
     out: list[Value] = []
     for kind, pattern in _SHAPES:
-        for m in pattern.finditer(text):
+        for m in _untaken(pattern, text, taken):
             start, end = m.span()
             piece = m.group(0).rstrip(" -")
             end = start + len(piece)
@@ -812,16 +864,27 @@ def read_values(text: str) -> list[Value]:
 
 
 def _filler(v: Value, text: str) -> bool:
-    """``one`` in "one of", "no one", "that one", "each one"…: a pronoun, not a count."""
+    """``one`` in "one of", "no one", "that one", "each one", "a shorter 12-second one"…: a
+    pronoun, not a count."""
     if v.kind != "number" or v.text.casefold() != "one":
         return False
     after = text[v.span[1] : v.span[1] + 4].casefold()
-    before = text[max(0, v.span[0] - 8) : v.span[0]].casefold()
+    before = text[max(0, v.span[0] - 40) : v.span[0]].casefold()
     return (
         after.startswith(" of")
         or after.startswith("'s")
         or re.search(r"\b(?:that|this|which|another|each|any|every)\s+$", before) is not None
+        or re.search(rf"\b(?:a|an|the)\s+(?:(?!{_NOT_MODIFIERS}\s)[\w'’-]+\s+){{1,3}}$", before)
+        is not None
     )
+
+
+#: Words between an article and "one" that make it a count, not a pronoun ("the total was
+#: one", "a total of one").
+_NOT_MODIFIERS = (
+    r"(?:is|was|were|are|be|been|has|had|have|holds?|got|with|of|to|at|in|on|for|just|only"
+    r"|exactly|total)"
+)
 
 
 @dataclass(frozen=True)
@@ -1112,17 +1175,19 @@ _DURATION_WORD = re.compile(
 
 
 def _clock_durations(folded_evidence: str) -> list[Value]:
-    """Durations written as a clock: h:mm:ss, and both m:ss and h:mm for two parts — only
-    where no time of day can be meant: a duration word just before ("dur=00:02:45",
-    "elapsed: 52:41", "duration": "03:00:07"), more than 23 hours ("52:41") or "00:" first."""
+    """Durations written as a clock: h:mm:ss, and both m:ss and h:mm for two parts — the
+    two parts only where no time of day can be meant: a duration word just before
+    ("dur=00:02:45", "elapsed: 52:41"), more than 23 hours ("52:41"). A claim may drop the
+    seconds ("three hours ten" against a chip time of 3:10:12): h:mm:ss is read with and
+    without them."""
     out: list[Value] = []
     for m in _CLOCK_DURATION.finditer(folded_evidence):
         a, b = int(m.group(1)), int(m.group(2))
         before = folded_evidence[max(0, m.start() - 40) : m.start()]
-        if not (a > 23 or (a == 0 and m.group(3)) or _DURATION_WORD.search(before)):
+        if not (a > 23 or m.group(3) or _DURATION_WORD.search(before)):
             continue
         if m.group(3) is not None:
-            readings = [a * 60 + b + int(m.group(3)) / 60]
+            readings = [a * 60 + b + int(m.group(3)) / 60, a * 60 + b]
         else:
             readings = [a + b / 60, a * 60 + b]
         for minutes in readings:
@@ -1223,9 +1288,9 @@ def match_values(
                     continue
                 present = (present and not other_unit) or converted
         if not present and v.kind == "number":
-            present = _clock_number(v, have) or _named_number(v, folded)
+            present = _clock_number(v, have) or _named_number(v, folded) or _version(v, folded)
         if not present and v.kind == "identifier":
-            present = _section(str(v.key), folded)
+            present = _section(str(v.key), folded) or _lines(str(v.key), have)
         if not present and v.kind == "dimensions":
             present = _width_height(v, folded)
         conflicting = not present and any(_kin(v, b) for b in have)
@@ -1252,6 +1317,22 @@ def _named_number(v: Value, folded: str) -> bool:
         return False
     code = rf"{re.escape(word.group(1))}[-_]0*{v.text}"
     return re.search(rf"(?<![a-z]){code}(?!\w|[.,-]\d)", folded) is not None
+
+
+def _version(v: Value, folded: str) -> bool:
+    """ "version 7" / "ICF version 3.1" against "label-v7.ai" / "ICF v3.1": a number named a
+    version is the evidence's ``v`` and the same number."""
+    if re.search(r"\b(?:version|ver\.?|rev(?:ision)?\.?)\s+$", v.lead.casefold()) is None:
+        return False
+    return re.search(rf"(?<![a-z\d.])v\.?{re.escape(v.text)}(?!\d|\.\d)", folded) is not None
+
+
+def _lines(key: str, have: Sequence[Value]) -> bool:
+    """ "1080p" against "1920x1080": a video's lines are the height of its frame size."""
+    m = re.fullmatch(r"(\d{3,4})[pi]", key)
+    return m is not None and any(
+        b.kind == "dimensions" and len(b.key) == 2 and b.key[1] == int(m.group(1)) for b in have
+    )
 
 
 def _section(key: str, folded: str) -> bool:
