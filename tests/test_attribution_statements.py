@@ -333,6 +333,18 @@ def test_closings_in_other_registers(sentence: str, pleasantry: bool) -> None:
     assert is_pleasantry(sentence) is pleasantry
 
 
+def test_frames_and_asides_are_not_the_claims_content() -> None:
+    """ "It should be noted, for the avoidance of doubt, that …" frames a proposition: the
+    content checked is the proposition, and an aside between commas is no clause."""
+    claims = decompose(
+        "It should be noted, for the avoidance of doubt, that van 12 was not serviced.", {}
+    )
+    assert [c.content for c in claims] == ["Van 12 was not serviced."]
+    claims = decompose("The depot has, to the best of our knowledge, been closed since May.", {})
+    assert [c.content for c in claims] == ["The depot has been closed since May."]
+    assert decompose("It seems the ferry leaves at 9.", {})[0].content == "The ferry leaves at 9."
+
+
 def test_pleasantries_are_non_factual_even_with_a_value() -> None:
     assert not decompose("Happy to look up other depots near 4410 if that helps.", {})[0].factual
     assert decompose("Happy Valley Depot opened in 2019.", {})[0].factual

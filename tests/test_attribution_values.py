@@ -766,6 +766,26 @@ def test_a_numbered_list_item_holds_no_value() -> None:
         ("Gate shut at 0745, per the log.", "07:45 gate shut", [True]),
         ("Gate shut 1930 hrs.", "19:30 gate shut", [True]),
         ("Gate shut 1930 hrs.", "19:45 gate shut", [False]),
+        # a number named a version is compared with versions only
+        ("Per handbook rev 6, crews rest 6 hours.", "Handbook (Rev. 6): rest 6 h", [True, True]),
+        (
+            "Per handbook rev 7, crews rest 6 hours.",
+            "Handbook (Rev. 6): rest 6 h, 7 crews",
+            [False, True],
+        ),
+        # "exceed" bounds its number like "exceeds"
+        ("Close the pool above 30 °C.", "close when water temperatures exceed 30 °C", [True]),
+        # a pace is a time per distance: the distance unit counts
+        ("Her pace was 4:48 per km.", "pace: 4:48/km", [True]),
+        ("Her pace was 4:48 per mile.", "pace: 4:48/km", [False]),
+        ("Roughly 6 min 10 sec a km.", "pace: 6:10/km", [True]),
+        ("Pace 5:12/km.", "name | pace_min_km\nAda | 5:12", [True]),
+        # a speed unit and a period written on a field's name
+        ("Gusts of 20 m/s.", '{"gust_kmh": 72}', [True]),
+        ("Gusts of 21 m/s.", '{"gust_kmh": 72}', [False]),
+        ("Rain: 12 mm in 48 hours.", '{"rain_48h_mm": 12}', [True, True]),
+        ("Rain: 12 mm in 24 hours.", '{"rain_48h_mm": 12}', [True, False]),
+        ("Pace 5:12 a mile.", "name | pace_min_km\nAda | 5:12", [False]),
         # "one" after an article and its modifiers is a pronoun
         (
             "A stop at 10:02, then a longer one at 11:40.",
@@ -821,3 +841,20 @@ def test_a_clause_after_while_names_its_own_row_and_a_change_starts_in_an_earlie
     # a value it changed from must come before the claim's row
     later = "By day 3 the level had fallen from 3.1 to 3.9."
     assert row_check(later, read_values(later), readings).other_row == ("3.1",)
+
+
+def test_a_total_is_a_columns_sum_over_all_rows_or_the_rows_a_word_picks() -> None:
+    shows = (
+        "show | format | local | hours\nDawn | live | yes | 10\nNoon | live | yes | 5\n"
+        "Jazz | recorded | yes | 2\nNight | automated | no | 20"
+    )
+    for claim, borne in [
+        ("Live: 2 shows, 15 hours between them.", {"2", "15 hours"}),
+        ("Live: 2 shows, 16 hours between them.", {"2"}),
+        ("The local shows come to 17 hours in total.", {"17 hours"}),
+        ("The local shows come to 37 hours in total.", set()),
+        ("37 hours in all across the schedule.", {"37 hours"}),
+        # no word of totalling: a sum is not what the claim says
+        ("Dawn runs 37 hours.", set()),
+    ]:
+        assert set(counted(claim, read_values(claim), shows)) == borne, claim

@@ -430,11 +430,35 @@ def _subject(content: str) -> str | None:
     return " ".join(words[:i])
 
 
+#: Frames around a claim's proposition that assert nothing of their own: an opening ("It
+#: should be noted that …", "It is understood that …", "it looks like …", "I gather …") and
+#: asides ("for the avoidance of doubt", "to the best of the records provided", "as things
+#: stand"). The content checked is the proposition.
+_FRAME_OPEN = re.compile(
+    r"^(?:(?:and|so|but|also)\s+)?"
+    r"(?:it\s+(?:should|must|may|can)\s+be\s+(?:noted|said|added|stressed|observed)"
+    r"|it\s+(?:is|was|has\s+been|had\s+been)\s+(?:noted|understood|confirmed|established|"
+    r"observed|found|ascertained)"
+    r"|it\s+(?:looks|seems|appears)|i\s+can\s+confirm|i\s+(?:think|believe|gather|reckon))"
+    r"(?:\s*,[^,]{1,60},)?\s+(?:that\s+|like\s+|as\s+though\s+|as\s+if\s+)?",
+    re.IGNORECASE,
+)
+_FRAME_ASIDE = re.compile(
+    r",?\s*\b(?:for\s+the\s+avoidance\s+of\s+doubt|as\s+things\s+stand"
+    r"|to\s+the\s+best\s+of\s+(?:the\s+records?(?:\s+(?:provided|available|supplied))?"
+    r"|(?:my|our)\s+knowledge))\b\s*,?",
+    re.IGNORECASE,
+)
+
+
 def _content(text: str, attribution: Attribution, span_in_text: tuple[int, int] | None) -> str:
     if span_in_text is not None:
         text = text[: span_in_text[0]] + text[span_in_text[1] :]
     text = _TAG.sub("", text)
-    text = " ".join(text.split())
+    text = " ".join(_FRAME_ASIDE.sub(" ", text).split())
+    framed = _FRAME_OPEN.match(text)
+    if framed is not None and framed.end() < len(text):
+        return text[framed.end() :][:1].upper() + text[framed.end() + 1 :]
     return text[:1].upper() + text[1:] if attribution.span is not None and text else text
 
 
@@ -520,6 +544,11 @@ def decompose(answer: str, tools: Mapping[str, str], *, question: str | None = N
             for s_start, s_end in _sentences(line, pos):
                 whole = find_attribution(answer[s_start:s_end], tools)
                 keep = [(s_start + whole.span[0], s_start + whole.span[1])] if whole.span else []
+                # an aside ("…, for the avoidance of doubt, …") is no clause of its own
+                keep += [
+                    (s_start + m.start(), s_start + m.end())
+                    for m in _FRAME_ASIDE.finditer(answer[s_start:s_end])
+                ]
                 for c_start, c_end in _clauses(answer, s_start, s_end):
                     parts = (
                         _coordinated(answer, c_start, c_end, keep)

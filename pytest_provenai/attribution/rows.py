@@ -547,12 +547,58 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
         hits = [sum(t in rt for rt in row_terms) for t in content_terms(after)]
         if any(0 < h < len(data) and h == int(v.key) for h in hits):
             out += [v.text, *(w.text for w in total)]
+    out += [v.text for v in values if _total_borne(content, v, values, data)]
     # the checks name values by their text: a count borne out once ("Priya has three of
     # them") must not excuse the same words unborne ("and Dafne has three")
     borne = [w for w in values if w.text in out]
     return tuple(
         t for t in dict.fromkeys(out) if len([w for w in borne if w.text == t]) <= out.count(t)
     )
+
+
+#: Words that make a claim's number a total of a column ("3 trips in total", "38 hours
+#: between them", "adding up the hours column").
+_TOTAL = re.compile(
+    r"\b(?:totals?|totalled|totaled|in\s+all|altogether|combined|between\s+them|all\s+told"
+    r"|add(?:s|ing|ed)?\s+up|sum(?:med)?|come\s+to|comes\s+to|came\s+to)\b",
+    re.IGNORECASE,
+)
+_CELL_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+
+
+def _total_borne(content: str, v: Value, values: Sequence[Value], data: Sequence[str]) -> bool:
+    """Whether a number the claim calls a total ("3 trips in total", "Live: 38 hours between
+    them") is the sum of one numeric column over the rows a word of the claim picks out (in
+    some rows, not all; a yes/no column it names: "the locally produced programmes"), or
+    over all rows where no word picks any out. A quantity's unit must be named by the column
+    ("hours_week" for hours). Only for a claim that says it totals."""
+    if v.kind not in ("number", "quantity") or not _TOTAL.search(content):
+        return False
+    target = float(v.key) if v.kind == "number" else float(v.key[2])
+    stem = "" if v.kind == "number" else str(v.key[3]).casefold().rstrip("s")[:3]
+    fields = [_fields(r) for r in data]
+    row_terms = [content_terms(r) for r in data]
+    terms = content_terms(cut_values(content, values))
+    subsets: list[list[int]] = []
+    for term in terms:
+        picked = [i for i, rt in enumerate(row_terms) if term in rt]
+        if 0 < len(picked) < len(data):
+            subsets.append(picked)
+    for key in fields[0] if fields else {}:
+        # a yes/no column the claim names ("the locally produced programmes": local = yes)
+        if any(t.startswith(key) for t in terms if len(key) >= 4):
+            subsets.append([i for i, f in enumerate(fields) if f.get(key, "").casefold() == "yes"])
+    subsets = subsets or [list(range(len(data)))]  # no word picks rows out: all of them
+    for key in set.intersection(*(set(f) for f in fields)) if fields else set():
+        if stem and not any(t.startswith(stem) for t in re.split(r"[_\W]+", key) if t):
+            continue
+        cells = [f[key].replace(",", "") for f in fields]
+        if not all(_CELL_NUMBER.match(c) for c in cells):
+            continue
+        numbers = [float(c) for c in cells]
+        if any(abs(sum(numbers[i] for i in rows) - target) < 1e-6 for rows in subsets):
+            return True
+    return False
 
 
 #: A count said bare after a verb of having, at the end of its clause ("… and Dafne
@@ -588,6 +634,9 @@ def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
     blank = cut_values(content, values, keep_offsets=True)
     start, end = _clause_bounds(blank, v.span)
     clause = blank[start:end]
+    if start > 0 and blank[start - 1] == ":":
+        # a heading before a colon says what the items after it are ("Live: 6 programmes")
+        clause = blank[_clause_bounds(blank, (start - 1, start - 1))[0] : start - 1] + clause
     row_terms = [content_terms(r) for r in data]
     folded_rows = [r.casefold() for r in data]
     n = int(v.key)

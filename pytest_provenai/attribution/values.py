@@ -138,6 +138,13 @@ _DURATION = (
     rf"(?P<em>[1-5]\d|{_NUMWORDS})\b"
     r"(?![ \t]*(?:-|[a-z]))"
 )
+_PER_DISTANCE = r"[ \t]*(?:/[ \t]*|(?:per|a|an|each)[ \t]+)(?P<u>km|kilomet(?:re|er)|mi|mile)s?\b"
+_PACE = (
+    rf"(?<![\d:.])(?P<m>\d{{1,2}}):(?P<s>[0-5]\d){_PER_DISTANCE}"
+    r"|\b(?P<m2>\d{1,2})[ \t]*(?:min|mins|minutes?)"
+    r"(?:[ \t]*(?:and[ \t]+)?(?P<s2>\d{1,2})[ \t]*(?:s|sec|secs|seconds?))?"
+    + _PER_DISTANCE.replace("<u>", "<u2>")
+)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DOZEN = r"\b(?:(?P<n>an?|one|two|three|four|five|six|half\s+an?|\d+)\s+)dozen\b(?!s)"
 # The shapes, most specific first; each character of a text is taken once.
@@ -170,6 +177,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
+    # a pace: a time per distance ("4:01 per mile", "5:01/km", "5 min 1 sec a km")
+    ("pace", re.compile(_PACE, re.IGNORECASE)),
     ("duration", re.compile(_DURATION, re.IGNORECASE)),
     ("dozen", re.compile(_DOZEN, re.IGNORECASE)),
     # a version stands alone: inside a longer code ("cfg-2034.03.14-3") it is that code's
@@ -266,6 +275,7 @@ _DIMENSIONS = frozenset(
         "[mass] * [length] ** 2 / [time] ** 3",
         "[temperature]",
         "[length] / [time]",
+        "[time] / [length]",
         "[information]",
         "[currency]",
         "[current]",
@@ -622,6 +632,13 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         return Value(bare, "ratio", (part, whole), True, span)
     if kind == "multiplier":
         return Value(bare, "number", _MULTIPLIERS[bare.casefold()], True, span)
+    if kind == "pace":
+        m = re.fullmatch(_PACE, bare, re.IGNORECASE)
+        assert m is not None
+        minutes = int(m.group("m") or m.group("m2")) + int(m.group("s") or m.group("s2") or 0) / 60
+        distance = (m.group("u") or m.group("u2")).casefold()
+        pace = _quantity(minutes, "minute / " + ("km" if distance.startswith("k") else "mile"))
+        return None if pace is None else Value(bare, "quantity", pace, True, span)
     if kind == "monthyear":
         month, year = (int(n) for n in bare.split("/"))
         return Value(bare, "date", (year, month, None), True, span)
@@ -790,7 +807,7 @@ _BOUNDS = (
     (">=", r"at\s+least|no\s+less\s+than|not\s+less\s+than|no\s+fewer\s+than|a\s+minimum\s+of"),
     (
         ">",
-        r"more\s+than|above|exceeds|exceeding|exceeded|upwards\s+of|in\s+excess\s+of"
+        r"more\s+than|above|exceeds?|exceeding|exceeded|upwards\s+of|in\s+excess\s+of"
         r"|(?:later|longer|greater|higher|"
         r"larger|bigger|older)\s+than",
     ),
@@ -1064,6 +1081,12 @@ _HEADER_UNITS = {
     "ghz": "GHz",
     "bit": "bit",
     "bits": "bit",
+    "kmh": "km/h",
+    "kph": "km/h",
+    "mph": "mph",
+    "kn": "knot",
+    "kt": "knot",
+    "kts": "knot",
 }
 
 
@@ -1260,6 +1283,12 @@ def match_values(
         if v.kind == "weekday":
             out.append(_weekday_match(v, folded, have))
             continue
+        if v.kind == "number" and _VERSION_LEAD.search(v.lead):
+            # "rev 5", "version 3.1": the evidence's version of it, never any 5 or 3.1
+            present = _version(v, folded)
+            named = _VERSION_NAMED.findall(folded)
+            out.append(ValueMatch(v, present, not present and bool(named)))
+            continue
         present = any(_same(v, b) for b in have)
         if not present and v.kind == "quantity" and "/" in str(v.key[3]):
             present = _rate_stated(v, texts, folded)
@@ -1270,8 +1299,12 @@ def match_values(
             # group of a code that starts with a letter ("ce-2035-7719", not "http_502_n")
             tail = rf"(?<![\w-])[a-z][a-z\d-]*[-_/]0*{v.text}(?!\w|[.,]\d)"
             present = re.search(tail, folded) is not None
+        if not present and v.kind == "quantity" and v.key[1] == "[time] / [length]":
+            present = _pace_as_clock(v, folded)
         if not present and v.kind == "quantity" and v.key[1] == "[time]":
-            present = any(_same(v, b) for b in _clock_durations(folded))
+            present = any(_same(v, b) for b in _clock_durations(folded)) or _period_in_name(
+                v, folded
+            )
         if not present and v.kind == "quantity" and missing_quantity_unit:
             same_dim = any(b.kind == "quantity" and b.key[1] == v.key[1] for b in have)
             if same_dim:
@@ -1288,7 +1321,7 @@ def match_values(
                     continue
                 present = (present and not other_unit) or converted
         if not present and v.kind == "number":
-            present = _clock_number(v, have) or _named_number(v, folded) or _version(v, folded)
+            present = _clock_number(v, have) or _named_number(v, folded)
         if not present and v.kind == "identifier":
             present = _section(str(v.key), folded) or _lines(str(v.key), have)
         if not present and v.kind == "dimensions":
@@ -1296,6 +1329,35 @@ def match_values(
         conflicting = not present and any(_kin(v, b) for b in have)
         out.append(ValueMatch(v, present, conflicting))
     return out
+
+
+_PERIOD_ABBREVIATIONS = {60.0: "h|hr|hrs|hours?", 1.0: "m|min|mins|minutes?", 1440.0: "d|days?"}
+
+
+def _period_in_name(v: Value, folded: str) -> bool:
+    """ "32 cm in 24 hrs" against ``new_snow_24h_cm``: a period in hours, minutes or days
+    written on a field's name, its number and the unit's abbreviation joined."""
+    minutes = _time_unit(str(v.key[3]))
+    abbreviations = _PERIOD_ABBREVIATIONS.get(minutes or 0.0)
+    number = float(v.key[2])
+    if abbreviations is None or not number.is_integer() or v.bound is not None:
+        return False
+    pattern = rf"(?<![\d.]){int(number)}[_-]?(?:{abbreviations})(?![a-z\d])"
+    return re.search(pattern, folded) is not None
+
+
+def _pace_as_clock(v: Value, folded: str) -> bool:
+    """ "4:30/km" against a pace column ``avg_pace_min_km | 4:30``: the same minutes and
+    seconds as a bare m:ss, where the evidence names the claim's distance unit and not the
+    other one (km against miles)."""
+    minutes = float(v.key[2])
+    whole = int(minutes)
+    clock = f"{whole}:{round((minutes - whole) * 60):02d}"
+    if re.search(rf"(?<![\d:.]){clock}(?![\d:])", folded) is None:
+        return False
+    km = re.search(r"km|kilomet", folded) is not None
+    miles = re.search(r"(?<![a-z])mi(?![a-z])|mile", folded) is not None
+    return (km and not miles) if str(v.key[3]).endswith("km") else (miles and not km)
 
 
 def _clock_number(v: Value, have: Sequence[Value]) -> bool:
@@ -1319,12 +1381,22 @@ def _named_number(v: Value, folded: str) -> bool:
     return re.search(rf"(?<![a-z]){code}(?!\w|[.,-]\d)", folded) is not None
 
 
+#: A number named a version ("version 7", "rev 5"), and a version the evidence names.
+_VERSION_LEAD = re.compile(r"\b(?:version|ver\.?|rev(?:ision)?\.?)\s+$", re.IGNORECASE)
+_VERSION_NAMED = re.compile(r"(?<![a-z\d.])(?:v\.?|(?:version|ver\.?|rev(?:ision)?\.?)\s*)\d")
+
+
 def _version(v: Value, folded: str) -> bool:
-    """ "version 7" / "ICF version 3.1" against "label-v7.ai" / "ICF v3.1": a number named a
-    version is the evidence's ``v`` and the same number."""
-    if re.search(r"\b(?:version|ver\.?|rev(?:ision)?\.?)\s+$", v.lead.casefold()) is None:
-        return False
-    return re.search(rf"(?<![a-z\d.])v\.?{re.escape(v.text)}(?!\d|\.\d)", folded) is not None
+    """ "version 7" / "ICF version 3.1" / "rev 5" against "label-v7.ai" / "ICF v3.1" /
+    "Rev. 5": a number named a version is the evidence's version of that number."""
+    n = re.escape(v.text)
+    return (
+        re.search(
+            rf"(?<![a-z\d.])(?:v\.?|(?:version|ver\.?|rev(?:ision)?\.?)\s*){n}(?!\d|\.\d)",
+            folded,
+        )
+        is not None
+    )
 
 
 def _lines(key: str, have: Sequence[Value]) -> bool:
