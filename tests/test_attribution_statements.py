@@ -71,6 +71,24 @@ TOOLS = {
         ("According to the parcel record in March, it weighed 4 kg.", "record", None),
         ("VX-226 is listed in the depot table as due for service.", "database", None),
         ("I checked the depot table: the van left at 06:40.", "database", None),
+        # a bare source phrase after "per" that names a tool or no rate's unit; "says X"
+        # closing the claim; a label with a code; a frame closed by "that"; "->"; "csv"
+        ("Van 7 left at 06:40 per depot table.", "database", " per depot table"),
+        ("Van 7 left at 06:40, per parcel record.", "record", ", per parcel record"),
+        ("Signatures are needed, says shipping terms section 4.", "document", None),
+        ("Terms S-4: signatures are needed on delivery.", "document", "Terms S-4: "),
+        (
+            "It has been confirmed from the depot table that van 7 left at 06:40.",
+            "database",
+            "from the depot table that ",
+        ),
+        (
+            "It is recorded by reference to the parcel record that it weighs 4 kg.",
+            "record",
+            None,
+        ),
+        ("I checked the depot table -> van 7 left at 06:40.", "database", None),
+        ("The depot csv has van 7 leaving at 06:40.", "database", None),
     ],
 )
 def test_cue_shapes_find_the_stated_family(text: str, family: str, phrase: str | None) -> None:
@@ -95,6 +113,9 @@ def test_cue_shapes_find_the_stated_family(text: str, family: str, phrase: str |
         "The humidity must stay under 55 percent.",
         "The failed payments were caused by an expired card.",
         "The van has one rule: drive slowly.",
+        "Copies cost 10p per printed page.",  # a rate, not a source
+        "Two complaints are on file for van 7.",  # recorded; no source named
+        "Returns are free, says Tom.",  # a person, not a source
     ],
 )
 def test_shapes_that_state_no_source(text: str) -> None:

@@ -87,7 +87,7 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         ),
         frozenset(
             "log logs sheet sheets row rows readings system register registers tracker "
-            "trackers inventory roster rota".split()
+            "trackers inventory roster rota csv".split()
         ),
     ),
     "document": (
@@ -176,7 +176,13 @@ _TOOL_VERBS = frozenset(
     "get fetch lookup look up list read find retrieve load run call open show "
     "tool api v1 v2".split()
 )
-_EXPAND = {"db": "database", "meta": "metadata", "docs": "document", "doc": "document"}
+_EXPAND = {
+    "db": "database",
+    "meta": "metadata",
+    "docs": "document",
+    "doc": "document",
+    "props": "properties",
+}
 
 _SAY = (
     "say says said state states stated note notes noted list lists listed report reports "
@@ -464,10 +470,19 @@ _WEAK_CUE = re.compile(
     r"\b(?P<cue>in|from|under|on|within|based\s+on|looking\s+at|checking|consulting|"
     rf"(?:(?:i|we|i've|we've|i\s+have|we\s+have)\s+)?{_LOOKED_VERBS}|going\s+off|"
     r"(?:confirmed|reported|shown|recorded|backed\s+up|supported|borne\s+out|indicated|"
-    r"listed|stated|noted|given)\s+by|"
-    r"fits|matches|agrees\s+with|tallies\s+with|consistent\s+with)\s+(?=\S)",
+    r"listed|stated|noted|given)\s+by(?!\s+reference)|"
+    r"fits|matches|agrees\s+with|tallies\s+with|consistent\s+with|"
+    r"(?:by|with)\s+reference\s+to)\s+(?=\S)",
     re.IGNORECASE,
 )
+#: A frame that a source closes with "that": "It has been confirmed from the shipments
+#: database that …", "It is recorded in the batch record that …".
+_CONFIRMED = re.compile(
+    r"\b(?:confirmed|recorded|noted|shown|stated|established|documented|indicated|verified"
+    r"|evident|clear|apparent)[ \t]*$",
+    re.IGNORECASE,
+)
+_THAT = re.compile(r"[ \t]+that[ \t]+")
 _LOOKED = re.compile(rf"(?:(?:i|we)\S*\s+(?:have\s+)?)?{_LOOKED_VERBS}")
 _CLAUSE_START = re.compile(
     r"(?:^|(?<=[,;:—–(?!])|(?<=\s-)|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas)"
@@ -489,6 +504,8 @@ _PART_NOUNS = frozenset(
     "article appendix chapter annex".split()
 )
 _BE = frozenset("is are was were be been being will would can could may might must".split())
+#: Source nouns a rate is also counted in ("10p per printed page", "£1 per extra sheet").
+_RATE_NOUNS = frozenset("page row line item entry ticket sheet copy card file".split())
 #: Reporting verbs that name an attribution even when the noun phrase is unknown ("the
 #: shipping manifest says"): only forms that are not also common nouns ("show", "report").
 _REPORTING = frozenset(
@@ -645,6 +662,12 @@ _CITED = re.compile(
     r"(?P<np>[^\W\d_][^(),;]{0,60}?)[ \t]*\)[ \t]*[.!]?[ \t]*$",
     re.IGNORECASE,
 )
+#: A reporting verb and its source closing the claim: "…, says policy section 3.4."
+_SAYS_AFTER = re.compile(
+    r"[ \t]*[,;—–][ \t]*(?:says|said|states|stated|notes|noted|reads)[ \t]+"
+    r"(?P<np>[^\W\d_][^,;!?]{0,50}?)[ \t]*[.!]?[ \t]*$",
+    re.IGNORECASE,
+)
 #: A source that is clear on the fact: "the policy is crystal clear that …".
 _CLEAR = re.compile(
     r"(?:^|(?<=[,;:—–(?!])|(?<=\s-))[ \t]*(?P<np>(?:the|this|our|your|their|its)[ \t]+"
@@ -711,7 +734,19 @@ def find_spans(
         has_det = bool(tokens) and tokens[0][0] in _DETERMINERS
         resolved = longest_resolving(words)
         if m.group("cue").lower() == "per" and not has_det and not _names_by_itself(resolved):
-            continue  # "per hour", "£2 per page" are rates; "per ticket JT-5519" is a source
+            # "per hour", "£2 per page" are rates; "per ticket JT-5519" is a source, and so is
+            # a bare source noun phrase of two or more words that names a tool ("per snow
+            # report", "per grooming log") or whose head no rate is counted in
+            if not (
+                resolved is not None
+                and len(resolved) >= 2
+                and source_noun(phrase(resolved))
+                and (
+                    (names_tool is not None and names_tool(phrase(resolved)))
+                    or singular(resolved[-1][0]) not in _RATE_NOUNS
+                )
+            ):
+                continue
         np = resolved or words
         # "according to the record and a web search": each source is a phrase of its own
         rest = tokens[tokens.index(np[-1]) + 1 :]
@@ -755,6 +790,23 @@ def find_spans(
                     True,
                 )
             )
+    # "…, says policy section 3.4.": the verb and its source close the claim
+    says = _SAYS_AFTER.search(text)
+    if says is not None:
+        words = [t for t in _noun_phrase(_tokens(text, says.start("np"))) if t[2] <= says.end("np")]
+        resolved = longest_resolving(words) if words else None
+        if resolved is not None and source_noun(phrase(resolved)):
+            add(
+                Span(
+                    says.start(),
+                    says.end(),
+                    phrase(resolved),
+                    resolved[0][1],
+                    resolved[-1][2],
+                    "cue_before",
+                    True,
+                )
+            )
     # "the policy is (crystal) clear that …": the noun phrase and its judgement go
     for clear in _CLEAR.finditer(text):
         words = _noun_phrase(_tokens(text, clear.start("np")))
@@ -777,7 +829,8 @@ def find_spans(
     if label is not None:
         words = [t for t in _tokens(text, label.start("np")) if t[2] <= label.end("np")]
         # a title ("American Greetings Properties: …") is a name, not a note's label
-        title = all(text[t[1]].isupper() for t in words if text[t[1]].isalpha())
+        alpha = [t for t in words if text[t[1]].isalpha() and not any(c.isdigit() for c in t[0])]
+        title = len(alpha) >= 2 and all(text[t[1]].isupper() for t in alpha)
         np = _noun_phrase(words)
         # a noun phrase, no verb in it ("The van has one rule: …" is a claim)
         whole = (
@@ -799,17 +852,35 @@ def find_spans(
         words = _noun_phrase(_tokens(text, m.end()))
         resolved = longest_resolving(words) if words else None
         cue = m.group("cue").lower()
+        if cue == "on" and re.match(r"file\b", text[m.end() :], re.IGNORECASE):
+            continue  # "two appeals on file": recorded, no source named
         looked = _LOOKED.match(cue) is not None
         if resolved is None or not (looked or source_noun(phrase(resolved))):
             continue  # "I checked the invoice": the verb says it is a source
         end, closing = _closing(text, resolved[-1][2])
+        that = _THAT.match(text, resolved[-1][2])
+        if not closing and that is not None and _CONFIRMED.search(text, 0, m.start()):
+            # "It has been confirmed from the shipments database that …": the source and its
+            # "that" go; the frame is no part of the claim either (see decompose)
+            add(
+                Span(
+                    m.start(),
+                    that.end(),
+                    phrase(resolved),
+                    resolved[0][1],
+                    resolved[-1][2],
+                    "weak_cue",
+                    False,
+                )
+            )
+            continue
         if looked:
             opens = re.search(r"(?:^|[.!?:;\n-])[ \t]*$", text[: m.start()]) is not None
             if not cue.startswith(("i", "we")) and not opens:
                 continue  # "the bike was checked the day before" states no source
             joined = re.compile(
                 r"(?:[ \t]*\([^()]*\))?(?:,?[ \t]+and[ \t]+(?:found[ \t]+(?:that[ \t]+)?)?"
-                r"|[ \t]+[-–—][ \t]+)"
+                r"|[ \t]+[-–—][ \t]+|[ \t]*(?:->|→)[ \t]*)"
             ).match(text, resolved[-1][2])
             if not closing and joined is not None:
                 # "I checked the invoice and the total is £40": the rest is the claim
