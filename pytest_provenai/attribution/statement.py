@@ -770,61 +770,30 @@ def find_spans(
         if closing == "":
             end = np[-1][2]
         add(Span(start, end, phrase(np), np[0][1], np[-1][2], "cue_before", True))
+
+    def closing_source(
+        m: re.Match[str], start: int, end: int, shape: str, *, numbered: bool = False
+    ) -> None:
+        """Add [start, end) when the noun phrase of ``m``'s ``np`` group names a source
+        (``numbered``: a part's number closing it is no source, "(formulary s7.3)")."""
+        words = [t for t in _noun_phrase(_tokens(text, m.start("np"))) if t[2] <= m.end("np")]
+        while numbered and words and any(ch.isdigit() for ch in words[-1][0]):
+            words = words[:-1]
+        resolved = longest_resolving(words) if words else None
+        if resolved is not None and source_noun(phrase(resolved)):
+            add(Span(start, end, phrase(resolved), resolved[0][1], resolved[-1][2], shape, True))
+
     # a citation in brackets that closes the claim: "… (formulary s7.3)", "(see the policy)"
     cited = _CITED.search(text)
     if cited is not None:
-        words = _noun_phrase(_tokens(text, cited.start("np")))
-        words = [t for t in words if t[2] <= cited.end("np")]
-        while words and any(ch.isdigit() for ch in words[-1][0]):
-            words = words[:-1]  # "(formulary s7.3)": the part's number is no source
-        resolved = longest_resolving(words) if words else None
-        if resolved is not None and source_noun(phrase(resolved)):
-            add(
-                Span(
-                    cited.start(),
-                    cited.end(),
-                    phrase(resolved),
-                    resolved[0][1],
-                    resolved[-1][2],
-                    "cue_before",
-                    True,
-                )
-            )
+        closing_source(cited, cited.start(), cited.end(), "cue_before", numbered=True)
     # "…, says policy section 3.4.": the verb and its source close the claim
     says = _SAYS_AFTER.search(text)
     if says is not None:
-        words = [t for t in _noun_phrase(_tokens(text, says.start("np"))) if t[2] <= says.end("np")]
-        resolved = longest_resolving(words) if words else None
-        if resolved is not None and source_noun(phrase(resolved)):
-            add(
-                Span(
-                    says.start(),
-                    says.end(),
-                    phrase(resolved),
-                    resolved[0][1],
-                    resolved[-1][2],
-                    "cue_before",
-                    True,
-                )
-            )
+        closing_source(says, says.start(), says.end(), "cue_before")
     # "the policy is (crystal) clear that …": the noun phrase and its judgement go
     for clear in _CLEAR.finditer(text):
-        words = _noun_phrase(_tokens(text, clear.start("np")))
-        words = [t for t in words if t[2] <= clear.end("np")]
-        resolved = longest_resolving(words) if words else None
-        if resolved is not None and source_noun(phrase(resolved)):
-            start = clear.start("np")
-            add(
-                Span(
-                    start,
-                    clear.end(),
-                    phrase(resolved),
-                    resolved[0][1],
-                    resolved[-1][2],
-                    "verb_after",
-                    True,
-                )
-            )
+        closing_source(clear, clear.start("np"), clear.end(), "verb_after")
     label = _LABEL.match(text)
     if label is not None:
         words = [t for t in _tokens(text, label.start("np")) if t[2] <= label.end("np")]
