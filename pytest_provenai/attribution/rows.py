@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -550,10 +551,8 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
     out += [v.text for v in values if _total_borne(content, v, values, data)]
     # the checks name values by their text: a count borne out once ("Priya has three of
     # them") must not excuse the same words unborne ("and Dafne has three")
-    borne = [w for w in values if w.text in out]
-    return tuple(
-        t for t in dict.fromkeys(out) if len([w for w in borne if w.text == t]) <= out.count(t)
-    )
+    said = Counter(w.text for w in values)
+    return tuple(t for t in dict.fromkeys(out) if said[t] <= out.count(t))
 
 
 #: Words that make a claim's number a total of a column ("3 trips in total", "38 hours
@@ -584,12 +583,12 @@ def _total_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
         picked = [i for i, rt in enumerate(row_terms) if term in rt]
         if 0 < len(picked) < len(data):
             subsets.append(picked)
-    for key in fields[0] if fields else {}:
+    for key in fields[0]:
         # a yes/no column the claim names ("the locally produced programmes": local = yes)
         if any(t.startswith(key) for t in terms if len(key) >= 4):
             subsets.append([i for i, f in enumerate(fields) if f.get(key, "").casefold() == "yes"])
     subsets = subsets or [list(range(len(data)))]  # no word picks rows out: all of them
-    for key in set.intersection(*(set(f) for f in fields)) if fields else set():
+    for key in set.intersection(*(set(f) for f in fields)):
         if stem and not any(t.startswith(stem) for t in re.split(r"[_\W]+", key) if t):
             continue
         cells = [f[key].replace(",", "") for f in fields]

@@ -706,13 +706,15 @@ def find_spans(
     def source_noun(noun: str) -> bool:
         return names_a_source_noun(noun) or (names_tool is not None and names_tool(noun))
 
-    def add(span: Span) -> None:
-        if span.end <= span.start or any(span.start < s.end and s.start < span.end for s in out):
-            return
-        out.append(span)
-
     def phrase(words: list[Token]) -> str:
         return text[words[0][1] : words[-1][2]]
+
+    def add(start: int, end: int, words: list[Token], shape: str, strong: bool) -> None:
+        """Keep the span [start, end) whose noun phrase is ``words``, unless it is empty or
+        overlaps one already kept."""
+        if end <= start or any(start < s.end and s.start < end for s in out):
+            return
+        out.append(Span(start, end, phrase(words), words[0][1], words[-1][2], shape, strong))
 
     def longest_resolving(words: list[Token]) -> list[Token] | None:
         for n in range(len(words), 0, -1):
@@ -755,21 +757,17 @@ def find_spans(
             if second:
                 end2, closing2 = _closing(text, second[-1][2])
                 add(
-                    Span(
-                        np[-1][2],
-                        end2 if closing2 == "," else second[-1][2],
-                        phrase(second),
-                        second[0][1],
-                        second[-1][2],
-                        "cue_before",
-                        True,
-                    )
+                    np[-1][2],
+                    end2 if closing2 == "," else second[-1][2],
+                    second,
+                    "cue_before",
+                    True,
                 )
         end, closing = _closing(text, np[-1][2])
         start, end = _with_context(text, m.start(), end, closing)
         if closing == "":
             end = np[-1][2]
-        add(Span(start, end, phrase(np), np[0][1], np[-1][2], "cue_before", True))
+        add(start, end, np, "cue_before", True)
 
     def closing_source(
         m: re.Match[str], start: int, end: int, shape: str, *, numbered: bool = False
@@ -781,7 +779,7 @@ def find_spans(
             words = words[:-1]
         resolved = longest_resolving(words) if words else None
         if resolved is not None and source_noun(phrase(resolved)):
-            add(Span(start, end, phrase(resolved), resolved[0][1], resolved[-1][2], shape, True))
+            add(start, end, resolved, shape, True)
 
     # a citation in brackets that closes the claim: "… (formulary s7.3)", "(see the policy)"
     cited = _CITED.search(text)
@@ -812,11 +810,7 @@ def find_spans(
             _names_strongly(phrase(resolved))
             or (names_tool is not None and names_tool(phrase(resolved)))
         ):
-            add(
-                Span(
-                    0, label.end(), phrase(resolved), resolved[0][1], resolved[-1][2], "label", True
-                )
-            )
+            add(0, label.end(), resolved, "label", True)
     for m in _WEAK_CUE.finditer(text):
         words = _noun_phrase(_tokens(text, m.end()))
         resolved = longest_resolving(words) if words else None
@@ -831,17 +825,7 @@ def find_spans(
         if not closing and that is not None and _CONFIRMED.search(text, 0, m.start()):
             # "It has been confirmed from the shipments database that …": the source and its
             # "that" go; the frame is no part of the claim either (see decompose)
-            add(
-                Span(
-                    m.start(),
-                    that.end(),
-                    phrase(resolved),
-                    resolved[0][1],
-                    resolved[-1][2],
-                    "weak_cue",
-                    False,
-                )
-            )
+            add(m.start(), that.end(), resolved, "weak_cue", False)
             continue
         if looked:
             opens = re.search(r"(?:^|[.!?:;\n-])[ \t]*$", text[: m.start()]) is not None
@@ -860,17 +844,7 @@ def find_spans(
                 # "VX-226 is listed in the fleet table as due": the phrase goes, "as" stays
                 lead = re.search(r"[ \t]*$", text[: m.start()])
                 start = lead.start() if lead else m.start()
-                add(
-                    Span(
-                        start,
-                        resolved[-1][2],
-                        phrase(resolved),
-                        resolved[0][1],
-                        resolved[-1][2],
-                        "weak_cue",
-                        False,
-                    )
-                )
+                add(start, resolved[-1][2], resolved, "weak_cue", False)
             continue
         aside = re.search(
             r"(?:[,(—–]|\s-|\b(?:straight|right|directly|direct|fresh|taken|pulled|all))[ \t]*$",
@@ -889,7 +863,7 @@ def find_spans(
         lead_in = text[:start]
         if closing == ":" and len(lead_in.split()) <= 3 and not re.search(r"[.!?;:]", lead_in):
             start = 0  # "That fits the manual: …" — the whole preface is the attribution
-        add(Span(start, end, phrase(resolved), resolved[0][1], resolved[-1][2], "weak_cue", False))
+        add(start, end, resolved, "weak_cue", False)
     for m in _CLAUSE_START.finditer(text):
         pos = m.end()
         tokens = _tokens(text, pos)
@@ -946,11 +920,7 @@ def find_spans(
             verb_start = tokens[k][1]
             if closing == ".":
                 continue
-            add(
-                Span(
-                    start, verb_start, phrase(words), words[0][1], words[-1][2], "verb_after", False
-                )
-            )
+            add(start, verb_start, words, "verb_after", False)
             continue
         if closing:
             start, end = _with_context(text, start, after, closing)
@@ -958,6 +928,6 @@ def find_spans(
                 end = verb_end
         else:
             end = tail.end() if tail else verb_end
-        add(Span(start, end, phrase(words), words[0][1], words[-1][2], "verb_after", say))
+        add(start, end, words, "verb_after", say)
     out.sort(key=lambda s: s.start)
     return out

@@ -1286,8 +1286,8 @@ def match_values(
         if v.kind == "number" and _VERSION_LEAD.search(v.lead):
             # "rev 5", "version 3.1": the evidence's version of it, never any 5 or 3.1
             present = _version(v, folded)
-            named = _VERSION_NAMED.findall(folded)
-            out.append(ValueMatch(v, present, not present and bool(named)))
+            named = _VERSION_NAMED.search(folded) is not None
+            out.append(ValueMatch(v, present, not present and named))
             continue
         present = any(_same(v, b) for b in have)
         if not present and v.kind == "quantity" and "/" in str(v.key[3]):
