@@ -182,6 +182,23 @@ def test_a_family_naming_a_tool_never_called(tmp_path: Path) -> None:
     assert "never called" in err.actual
 
 
+def test_a_description_naming_a_tool_never_called(tmp_path: Path) -> None:
+    err = _bad(
+        tmp_path,
+        SYNTHETIC,
+        FIRST_TRACE,
+        lambda o: o.setdefault("descriptions", {}).__setitem__("run_query", "Run SQL."),
+    )
+    assert err.pointer == "/descriptions/run_query"
+    assert "never called" in err.actual
+
+
+def test_descriptions_load_with_the_trace() -> None:
+    # the hand-written sets list every called tool's description (written blind to answers)
+    cases = load_fixture_set(FIXTURES / "handwritten-claims-test").cases
+    assert all(c.descriptions and set(c.descriptions) == set(c.families) for c in cases)
+
+
 def test_a_probe_whose_shared_value_is_missing_from_one_source(tmp_path: Path) -> None:
     probe = load_fixture_set(FIXTURES / PROBES).cases[0]
     assert isinstance(probe, ProbeCase)

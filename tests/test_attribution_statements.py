@@ -24,7 +24,12 @@ from pytest_provenai.attribution.families import (
     implied_attribution,
 )
 from pytest_provenai.attribution.pipeline import Verifier, resolve_by_similarity
-from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS, find_spans, resolve
+from pytest_provenai.attribution.statement import (
+    FAMILY_DESCRIPTIONS,
+    find_spans,
+    listing_of,
+    resolve,
+)
 
 # An invented trace's tools (not from any fixture set).
 TOOLS = {
@@ -158,8 +163,8 @@ def test_resolution_order_tool_name_then_description_then_lexicon() -> None:
     tools2 = {"get_record_metadata": "metadata", "lookup_member": "record"}
     assert resolve("the member record", tools2).family == "record"
     # a description, when a caller has the tool listing
-    descriptions = {"brew_db": "Fermentation readings per batch"}
-    r = resolve("the fermentation readings", tools, descriptions)
+    listing = listing_of([("brew_db", {})], tools, {"brew_db": "Fermentation readings per batch"})
+    r = resolve("the fermentation readings", tools, listing)
     assert (r.family, r.tool, r.rule) == ("database", "brew_db", "tool_description")
     # strong head noun before a modifier's family marker; markers before weak heads
     assert resolve("the online database", {}).family == "database"
@@ -171,6 +176,51 @@ def test_resolution_order_tool_name_then_description_then_lexicon() -> None:
     assert resolve("the eCRF", tools3).tool == "get_crf_entry"
     assert resolve("the e-waybill", tools3).tool == "fetch_waybill"
     assert resolve("the echo", tools3).family == "search"  # a word of its own stays one
+
+
+def test_what_a_call_opened_names_its_tool() -> None:
+    # the lexicon would say database for "csv" and "sheet"; the trace says which tool opened
+    # the file, so the phrase names that tool (invented tools and paths)
+    tools = {"open_file": "document", "stock_db": "database", "web_search": "search"}
+    calls = [
+        ("open_file", {"path": "depot/grit_supply_plan_v2.csv"}),
+        ("stock_db", {"sql": "SELECT bin, tonnes FROM salt_bins WHERE depot = 'D4'"}),
+        ("web_search", {"query": "grit supply winter forecast report"}),
+    ]
+    listing = listing_of(calls, tools)
+    for phrase in ("the supply csv", "the grit supply sheet", "the csv"):
+        r = resolve(phrase, tools, listing)
+        assert (r.family, r.tool, r.rule) == ("document", "open_file", "tool_arguments"), phrase
+    assert resolve("the supply csv", tools).family == "database"  # no listing: the lexicon
+    # a SQL query's table is what the database tool opened
+    r = resolve("the salt bins table", tools, listing)
+    assert (r.family, r.tool) == ("database", "stock_db")
+    # a search query is a topic, not a source: "the forecast report" stays the lexicon's
+    assert resolve("the forecast report", tools, listing).rule == "alias"
+    # words that name no source stay unresolved: "the grit supply" has no source noun
+    assert resolve("the grit supply", tools, listing).family is None
+    # a strong head noun keeps its family ("the bins record" is a record even though the
+    # query read salt_bins); "the bins list" has no lexicon head: a place, not a source
+    assert resolve("the bins record", tools, listing).rule == "alias"
+    assert resolve("the salt bins list", tools, listing).family is None
+
+
+def test_an_identifier_a_tool_was_called_with_names_that_tool() -> None:
+    tools = {"get_job": "record", "parts_db": "database"}
+    calls = [("get_job", {"job": "QX-7731"}), ("parts_db", {"sql": "SELECT * FROM parts"})]
+    listing = listing_of(calls, tools)
+    a = find_attribution("Per ticket QX-7731, the rear hub was rebuilt.", tools, listing)
+    assert (a.status, a.family, a.tool, a.rule) == ("stated", "record", "get_job", "tool_arguments")
+    # without the listing the phrase names nothing the trace knows
+    assert find_attribution("Per ticket QX-7731, the rear hub was rebuilt.", tools).family is None
+    # dates, times and short codes are no identifiers; a query's values filter its rows
+    dated = listing_of([("get_job", {"day": "2033-04-02", "at": "08:15", "bay": "B4"})], tools)
+    assert dated.identifiers == ()
+    queried = listing_of(
+        [("parts_db", {"sql": "SELECT * FROM parts WHERE job = 'QX-7731'"})], tools
+    )
+    assert queried.identifiers == ()
+    assert queried.opened == (("parts_db", frozenset({"part"})),)
 
 
 def test_spans_do_not_overlap_and_are_in_order() -> None:

@@ -39,6 +39,7 @@ from typing import Any
 
 from pytest_provenai.attribution.families import Attribution, find_attribution
 from pytest_provenai.attribution.protected import content_terms, protected_values
+from pytest_provenai.attribution.statement import Listing
 from pytest_provenai.audit.abstention import detect_abstention
 from pytest_provenai.audit.claims import find_citations
 
@@ -473,16 +474,17 @@ def _make(
     sentence: tuple[int, int] | None = None,
     question: str | None = None,
     subject: str | None = None,
+    listing: Listing | None = None,
 ) -> Claim:
     """A claim over ``answer[start:end]`` (characters). Attribution is read from the
     enclosing ``sentence`` (default: the claim itself)."""
     text = answer[start:end]
-    attribution = find_attribution(text, tools)
+    attribution = find_attribution(text, tools, listing)
     span_in_claim = attribution.span
     if attribution.status == "unavailable" and sentence is not None:
         # a part keeps the attribution that opens its sentence or closes it
         whole_text = answer[sentence[0] : sentence[1]]
-        whole = find_attribution(whole_text, tools)
+        whole = find_attribution(whole_text, tools, listing)
         if whole.span is not None:
             a, b = sentence[0] + whole.span[0], sentence[0] + whole.span[1]
             outside = b <= start or a >= end
@@ -534,15 +536,21 @@ def _segments(answer: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def decompose(answer: str, tools: Mapping[str, str], *, question: str | None = None) -> list[Claim]:
-    """The claims of ``answer`` in text order (``tools``: tool name → family, for
-    tool-name attributions)."""
+def decompose(
+    answer: str,
+    tools: Mapping[str, str],
+    *,
+    question: str | None = None,
+    listing: Listing | None = None,
+) -> list[Claim]:
+    """The claims of ``answer`` in text order (``tools``: tool name → family, and the
+    trace's ``listing`` when there is one, for attributions that name a tool)."""
     claims: list[Claim] = []
     for section, seg_start, seg_end in _segments(answer):
         pos = seg_start
         for line in answer[seg_start:seg_end].split("\n"):
             for s_start, s_end in _sentences(line, pos):
-                whole = find_attribution(answer[s_start:s_end], tools)
+                whole = find_attribution(answer[s_start:s_end], tools, listing)
                 keep = [(s_start + whole.span[0], s_start + whole.span[1])] if whole.span else []
                 # an aside ("…, for the avoidance of doubt, …") is no clause of its own
                 keep += [
@@ -570,6 +578,7 @@ def decompose(answer: str, tools: Mapping[str, str], *, question: str | None = N
                             sentence=(s_start, s_end),
                             question=question,
                             subject=subject,
+                            listing=listing,
                         )
                         first = first or claim
                         claims.append(claim)
@@ -578,7 +587,12 @@ def decompose(answer: str, tools: Mapping[str, str], *, question: str | None = N
 
 
 def claim_at(
-    answer: str, byte_range: tuple[int, int], tools: Mapping[str, str], index: int = 0
+    answer: str,
+    byte_range: tuple[int, int],
+    tools: Mapping[str, str],
+    index: int = 0,
+    *,
+    listing: Listing | None = None,
 ) -> Claim:
     """The claim over a given byte range of ``answer`` (a gold claim of a fixture). Raises
     ValueError when the range is not on character boundaries."""
@@ -591,4 +605,4 @@ def claim_at(
         end = start + len(data[start_b:end_b].decode("utf-8"))
     except UnicodeDecodeError:
         raise ValueError(f"byte range {list(byte_range)} is not on character boundaries") from None
-    return _make(answer, index, start, end, tools, section="")
+    return _make(answer, index, start, end, tools, section="", listing=listing)

@@ -3,7 +3,8 @@
 ProvenanceGuard §III-E, widened (issue 23): attribution spans are found by cue *shapes*
 (:mod:`pytest_provenai.attribution.statement`: cue + noun phrase, possessives, "X says",
 "per/under/going by X", "…, according to X") and the noun phrase is resolved from the
-trace's own tool names (and descriptions, when given), then the family lexicon; the pipeline
+trace's own tool names, descriptions and call arguments (a :class:`.statement.Listing`, when
+given), then the family lexicon; the pipeline
 may resolve what is left by embedding similarity. Each attribution says which rule matched.
 A claim that names a generic source, an unknown one or several families is *ambiguous*
 (with the reason); a claim without a span takes the trace's only family when the trace has
@@ -23,6 +24,7 @@ from typing import Any
 
 from pytest_provenai.attribution.statement import (
     HEAD_NOUNS,
+    Listing,
     Resolution,
     Span,
     find_spans,
@@ -56,7 +58,7 @@ class Attribution:
     ``span`` is the [start, end) character range of the attribution phrase in the claim
     text (None when nothing is stated); ``family`` the stated or implied family; ``tool``
     a stated tool name; ``status`` one of :data:`ATTRIBUTION_STATUSES`; ``rule`` the rule
-    that resolved the phrase (``tool_name``, ``tool_description``, ``alias``,
+    that resolved the phrase (``tool_name``, ``tool_description``, ``tool_arguments``, ``alias``,
     ``similarity``; None when nothing was resolved); ``reason`` why a phrase was not
     resolved (``generic_source``, ``unresolved_phrase``, ``several_families``);
     ``noun_phrase`` what the phrase names (the pipeline's similarity fallback reads it)."""
@@ -82,18 +84,19 @@ class Attribution:
 
 
 def find_attribution(
-    text: str, tools: Mapping[str, str], descriptions: Mapping[str, str] | None = None
+    text: str, tools: Mapping[str, str], listing: Listing | None = None
 ) -> Attribution:
-    """The attribution ``text`` states (``tools``: tool name → family; ``descriptions``:
-    tool name → its listed description, when the caller has one). Every attribution phrase
-    found by shape (:func:`.statement.find_spans`) is resolved (:func:`.statement.resolve`):
-    one family (or one tool) → ``stated`` with the rule that matched; phrases naming
+    """The attribution ``text`` states (``tools``: tool name → family; ``listing``: what
+    the trace says of its tools besides, when the caller has it: their descriptions, what
+    their calls opened). Every attribution phrase found by shape
+    (:func:`.statement.find_spans`) is resolved (:func:`.statement.resolve`): one family
+    (or one tool) → ``stated`` with the rule that matched; phrases naming
     several families → ``ambiguous`` (``several_families``); a generic or unknown noun
     phrase → ``ambiguous`` with that reason; no phrase → ``unavailable`` (see
     :func:`implied_attribution` for the trace default)."""
 
     def names_source(np: str) -> bool:
-        return _resolve(np, tools, descriptions).family is not None
+        return _resolve(np, tools, listing).family is not None
 
     def names_tool(np: str) -> bool:
         return names_a_tool(np, tools)
@@ -111,7 +114,7 @@ def find_attribution(
         spans = kept
     if not spans:
         return Attribution("unavailable")
-    resolved = [(s, _resolve(s.noun_phrase, tools, descriptions)) for s in spans]
+    resolved = [(s, _resolve(s.noun_phrase, tools, listing)) for s in spans]
     # The span is the first phrase and every phrase that directly follows it ("According to
     # the search results from web_search, …" is one span).
     first = next((i for i, (_, r) in enumerate(resolved) if r.family is not None), 0)
@@ -145,17 +148,15 @@ def find_attribution(
     )
 
 
-def _resolve(
-    np: str, tools: Mapping[str, str], descriptions: Mapping[str, str] | None
-) -> Resolution:
-    if descriptions:
-        return resolve(np, tools, descriptions)
-    return _resolve_cached(np, tuple(sorted(tools.items())))
+def _resolve(np: str, tools: Mapping[str, str], listing: Listing | None) -> Resolution:
+    return _resolve_cached(np, tuple(sorted(tools.items())), listing)
 
 
 @cache
-def _resolve_cached(np: str, tools: tuple[tuple[str, str], ...]) -> Resolution:
-    return resolve(np, dict(tools))
+def _resolve_cached(
+    np: str, tools: tuple[tuple[str, str], ...], listing: Listing | None
+) -> Resolution:
+    return resolve(np, dict(tools), listing)
 
 
 def implied_attribution(stated: Attribution, families_in_trace: set[str]) -> Attribution:

@@ -27,7 +27,7 @@ from pytest_provenai.attribution.families import Attribution, compatible, implie
 from pytest_provenai.attribution.features import Signals, claim_features
 from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, route
 from pytest_provenai.attribution.rows import tabular_records
-from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS
+from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS, Listing
 from pytest_provenai.attribution.support import support_signals
 from pytest_provenai.attribution.verdict import (
     AnswerVerdict,
@@ -367,9 +367,12 @@ class Verifier:
         tools: Mapping[str, str],
         *,
         question: str | None = None,
+        listing: Listing | None = None,
     ) -> AnswerResult:
-        """Decompose ``text`` and verify its claims."""
-        return self.verify_claims(text, decompose(text, tools, question=question), evidence)
+        """Decompose ``text`` and verify its claims (``listing``: the trace's tool listing,
+        for attributions that name a tool by its description or by what it opened)."""
+        claims = decompose(text, tools, question=question, listing=listing)
+        return self.verify_claims(text, claims, evidence)
 
 
 def _premise(

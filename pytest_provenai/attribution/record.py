@@ -28,6 +28,7 @@ from pytest_provenai.attribution.graph import AnswerNode, completeness, graph_sh
 from pytest_provenai.attribution.pipeline import AnswerResult, Verifier
 from pytest_provenai.attribution.protected import protected_values
 from pytest_provenai.attribution.repair import RepairResult, repair
+from pytest_provenai.attribution.statement import Listing, listing_of
 from pytest_provenai.frozen.traces import (
     EvidenceSet,
     LabelledAnswer,
@@ -57,10 +58,13 @@ class Auditor:
         evidence: EvidenceSet,
         tools: Mapping[str, str],
         question: str | None = None,
+        listing: Listing | None = None,
     ) -> RepairResult:
         return repair(
             result,
-            lambda text: self.verifier.verify(text, evidence, tools, question=question),
+            lambda text: self.verifier.verify(
+                text, evidence, tools, question=question, listing=listing
+            ),
             max_iterations=self.repair_iterations,
         )
 
@@ -118,15 +122,21 @@ def decomposition(answer: LabelledAnswer, decomposed: Sequence[Claim]) -> dict[s
 _QUOTE = re.compile(r'"([^"]+)"|“([^”]+)”')
 
 
-def _wrongly_stated(text: str, tools: Mapping[str, str], wrong: str, evidence: EvidenceSet) -> bool:
+def _wrongly_stated(
+    text: str,
+    tools: Mapping[str, str],
+    wrong: str,
+    evidence: EvidenceSet,
+    listing: Listing | None = None,
+) -> bool:
     """Whether a claim of ``text`` (a repaired probe answer) still names the probe's wrong
     family for something that family's outputs do not say. A repair that quotes an output of
     that family word for word under its own attribution ("According to the search results
     from web_search, "…"") attributes *that* text rightly: the probe's fact is gone, so the
     wrong attribution is not retained."""
     own = [" ".join(e.text.split()) for e in evidence.items if e.family == wrong]
-    for c in decompose(text, tools):
-        if find_attribution(c.text, tools).family != wrong:
+    for c in decompose(text, tools, listing=listing):
+        if find_attribution(c.text, tools, listing).family != wrong:
             continue
         quotes = [" ".join((m.group(1) or m.group(2)).split()) for m in _QUOTE.finditer(c.text)]
         if not quotes or not all(any(q in o for o in own) for q in quotes):
@@ -139,11 +149,15 @@ def _answer_entry(
     answer: LabelledAnswer,
     evidence: EvidenceSet,
     tools: Mapping[str, str],
+    listing: Listing,
     role: str,
 ) -> tuple[dict[str, Any], AnswerResult, RepairResult]:
-    claims = [claim_at(answer.text, g.range, tools, index=j) for j, g in enumerate(answer.claims)]
+    claims = [
+        claim_at(answer.text, g.range, tools, index=j, listing=listing)
+        for j, g in enumerate(answer.claims)
+    ]
     result = auditor.verifier.verify_claims(answer.text, claims, evidence)
-    fixed = auditor.repair(result, evidence, tools)
+    fixed = auditor.repair(result, evidence, tools, listing=listing)
     factual_gold = [g for g in answer.claims if g.verdict != "non_factual"]
     expected = "allow" if all(g.verdict == "supported" for g in factual_gold) else "block"
     entry = {
@@ -156,10 +170,15 @@ def _answer_entry(
             {"gold": _gold(answer, g), **d.as_dict()}
             for g, d in zip(answer.claims, result.claims, strict=True)
         ],
-        "decomposition": decomposition(answer, decompose(answer.text, tools)),
+        "decomposition": decomposition(answer, decompose(answer.text, tools, listing=listing)),
         "repair": fixed.as_dict(),
     }
     return entry, result, fixed
+
+
+def case_listing(case: TraceCase | ProbeCase) -> Listing:
+    """What a frozen trace says of its tools: descriptions and what each call opened."""
+    return listing_of(((c.tool, c.arguments) for c in case.calls), case.families, case.descriptions)
 
 
 def _graph(
@@ -188,10 +207,13 @@ def trace_record(
 ) -> dict[str, Any]:
     """The record of one ``mcp_trace`` case (see the module docstring)."""
     evidence = collect_evidence(case.calls, case.families)
+    listing = case_listing(case)
     entries = []
     results = []
     for answer in case.answers:
-        entry, result, _ = _answer_entry(auditor, answer, evidence, case.families, "answer")
+        entry, result, _ = _answer_entry(
+            auditor, answer, evidence, case.families, listing, "answer"
+        )
         entries.append(entry)
         results.append((answer, result))
     return {
@@ -216,15 +238,16 @@ def probe_record(
 ) -> dict[str, Any]:
     """The record of one conflation probe: the probe answer and the control answer."""
     evidence = collect_evidence(case.calls, case.families)
+    listing = case_listing(case)
     probe, probe_result, probe_fix = _answer_entry(
-        auditor, case.probe, evidence, case.families, "probe"
+        auditor, case.probe, evidence, case.families, listing, "probe"
     )
     control, control_result, _ = _answer_entry(
-        auditor, case.control, evidence, case.families, "control"
+        auditor, case.control, evidence, case.families, listing, "control"
     )
     wrong = case.probe.claims[0].stated_family
     retained = wrong is not None and _wrongly_stated(
-        probe_fix.final_text, case.families, wrong, evidence
+        probe_fix.final_text, case.families, wrong, evidence, listing
     )
     return {
         "case_id": case.id,
@@ -266,6 +289,7 @@ def session_record(
     seen: Sequence[tuple[str, str]],
     gold_access: bool,
     families: Mapping[str, str],
+    descriptions: Mapping[str, str] | None = None,
     auditor: Auditor,
     question_for_claims: str | None,
     model: Mapping[str, Any] | None,
@@ -276,8 +300,11 @@ def session_record(
     session's :class:`~pytest_provenai.frozen.traces.ToolCall` s; ``graph_for(answers)``
     builds the captured graph (with result digests) for the given answer nodes."""
     evidence = collect_evidence(calls, families)
-    result = auditor.verifier.verify(answer, evidence, families, question=question_for_claims)
-    fixed = auditor.repair(result, evidence, families, question_for_claims)
+    listing = listing_of(((c.tool, c.arguments) for c in calls), families, descriptions)
+    result = auditor.verifier.verify(
+        answer, evidence, families, question=question_for_claims, listing=listing
+    )
+    fixed = auditor.repair(result, evidence, families, question_for_claims, listing)
     node = AnswerNode(
         "answer",
         answer,

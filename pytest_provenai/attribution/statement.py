@@ -29,9 +29,17 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
 Resolution of the noun phrase, in order (the first rule that gives one family wins; the rule
 is recorded): **tool name** — the NP is a tool's name, or its head noun is a word of a
 tool's name (``the recipe sheet`` → ``fetch_recipe_sheet``; ties between families broken by
-the other words); **tool description** — the same against the words of a tool's listed
-description, when the caller has one (the frozen trace fixtures hold no descriptions: for
-them only names and the family map are used); **alias** — the head noun in the family
+the other words); **tool description** — the same against the words of a tool's
+description in the server's tool listing (:class:`Listing`; a frozen trace holds them in
+its ``descriptions`` field), only for a phrase headed by a source noun (a description's
+other words say what the tool returns: "the honey" is no source); **tool arguments** —
+what a call of the trace was given names its tool: an identifier in the phrase that a
+record, document or metadata tool was called with (``per ticket JT-5519``), or a
+source-noun head with another word of the phrase among the words of a path, file, document
+or SQL table a tool opened (``the supply csv`` → the tool that opened
+``ops/water_supply_v2.csv``); a search query is a topic and a query's filters pick rows, so
+neither names a source, and a strong head noun keeps its family ("the plot record" is a
+record even when a query read the plots table); **alias** — the head noun in the family
 lexicon (:data:`HEAD_NOUNS`, strong nouns), then a modifier naming a tool, then a modifier
 that marks a family (``news``, ``online``, ``web`` → search), then weak head nouns
 (``report`` → document). A generic head (``sources``, ``data``) with nothing else is
@@ -45,17 +53,20 @@ Pure Python, no model code.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "FAMILY_DESCRIPTIONS",
     "HEAD_NOUNS",
     "MAX_NP_WORDS",
     "RULES",
+    "Listing",
     "Resolution",
     "Span",
     "find_spans",
+    "listing_of",
     "names_a_source_noun",
     "resolve",
 ]
@@ -64,7 +75,7 @@ MAX_NP_WORDS = 6
 """Words a source noun phrase may have (determiners and ``of`` not counted)."""
 
 #: The rules that may resolve a noun phrase, in the order they are tried.
-RULES = ("tool_name", "tool_description", "alias", "similarity")
+RULES = ("tool_name", "tool_description", "tool_arguments", "alias", "similarity")
 
 #: Head nouns per family: (strong, weak). A strong head decides the family before a
 #: modifier does; a weak one only when no modifier says more ("news reports" is search).
@@ -237,6 +248,98 @@ class Resolution:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class Listing:
+    """What a trace says of its tools besides their families (hashable, so resolutions
+    are cached per listing): each tool's ``descriptions`` in the server's tool listing, the
+    words of what each tool ``opened`` (path, file, document and table arguments of its
+    calls) and the ``identifiers`` it was called with. Build one with :func:`listing_of`."""
+
+    descriptions: tuple[tuple[str, str], ...] = ()
+    opened: tuple[tuple[str, frozenset[str]], ...] = ()
+    identifiers: tuple[tuple[str, frozenset[str]], ...] = ()
+
+
+#: Argument names whose value names the thing a tool opens (not a filter or a topic).
+_OPENED_KEYS = frozenset(
+    "path paths file files filename document documents doc docs name table tables sheet "
+    "report policy url uri resource title".split()
+)
+#: File extensions, which head a phrase as a source noun ("the supply csv").
+_FILE_TYPES = frozenset(
+    "csv tsv pdf docx doc xlsx xls json txt md png jpg jpeg tif tiff gif html xml".split()
+)
+_PATH_LIKE = re.compile(r"[/\\]|\.[A-Za-z]{2,5}$")
+_SQL = re.compile(r"^\s*(?:select|with|insert|update|delete)\b", re.IGNORECASE)
+_SQL_TABLE = re.compile(r"\b(?:from|join|update|into)\s+([A-Za-z_][\w.]*)", re.IGNORECASE)
+#: An identifier: letters and digits, joined by "-", "_" or "/" ("JT-5519") or starting with
+#: a letter and four characters or more ("K3CL0142"); not a date, a time or "v2".
+_IDENTIFIER = re.compile(
+    r"^(?=[\w/-]*\d)(?=[\w/-]*[A-Za-z])"
+    r"(?:[A-Za-z][A-Za-z0-9]{3,}|[A-Za-z0-9]+(?:[-_/][A-Za-z0-9]+)+)$"
+)
+_OPENED_STOP = frozenset("ops tmp data file files v1 v2 v3 v4 final draft copy new old".split())
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _path_words(value: str) -> set[str]:
+    words = set()
+    for part in re.split(r"[/\\_\-.\s]+|(?<=[a-z])(?=[A-Z])", value):
+        w = part.lower()
+        if len(w) >= 3 and not any(ch.isdigit() for ch in w) and w not in _OPENED_STOP:
+            words.add(singular(w))
+        elif w in _FILE_TYPES:
+            words.add(w)
+    return words
+
+
+def listing_of(
+    calls: Iterable[tuple[str, Mapping[str, Any]]],
+    families: Mapping[str, str],
+    descriptions: Mapping[str, str] | None = None,
+) -> Listing:
+    """The :class:`Listing` of a trace: ``calls`` are (tool, arguments) pairs, ``families``
+    tool → family, ``descriptions`` tool → listed description. A search tool opens nothing
+    (its query is a topic); a database tool opens the tables of its SQL, and its other
+    arguments filter rows, so they name no source; identifiers are what a record, document
+    or metadata tool was asked for."""
+    opened: dict[str, set[str]] = {}
+    identifiers: dict[str, set[str]] = {}
+    for tool, arguments in calls:
+        family = families.get(tool)
+        if family in (None, "search"):
+            continue
+        for key, value in arguments.items():
+            for text in _strings(value):
+                tables = _SQL_TABLE.findall(text) if _SQL.search(text) else []
+                for table in tables:
+                    opened.setdefault(tool, set()).update(_path_words(table))
+                if tables:
+                    continue  # a query's filters name rows, not the source
+                if key.lower() in _OPENED_KEYS or _PATH_LIKE.search(text):
+                    opened.setdefault(tool, set()).update(_path_words(text))
+                if family == "database":
+                    continue  # a database tool's arguments filter rows
+                for token in re.split(r"[\s,;]+", text):
+                    token = token.strip("'\"()[]")
+                    if _IDENTIFIER.match(token):
+                        identifiers.setdefault(tool, set()).add(token.lower())
+    return Listing(
+        descriptions=tuple(
+            sorted((t, d) for t, d in (descriptions or {}).items() if t in families)
+        ),
+        opened=tuple(sorted((t, frozenset(w)) for t, w in opened.items() if w)),
+        identifiers=tuple(sorted((t, frozenset(w)) for t, w in identifiers.items() if w)),
+    )
+
+
 # -- words ------------------------------------------------------------------------------------
 def singular(word: str) -> str:
     """A plain English singular (enough to match ``notes`` with ``note``)."""
@@ -295,6 +398,10 @@ _SOURCE_NOUNS = (
 )
 
 
+#: The head nouns of the family lexicon, strong and weak, singular.
+_LEXICON_NOUNS = frozenset(
+    singular(w) for nouns in HEAD_NOUNS.values() for group in nouns for w in group
+)
 #: The strong head nouns of every family, singular ("policy", "record", "database").
 _STRONG_NOUNS = frozenset(singular(w) for nouns in HEAD_NOUNS.values() for w in nouns[0])
 
@@ -371,10 +478,39 @@ def _pick(
     return None, None
 
 
+def _by_arguments(
+    words: list[str],
+    heads: list[str],
+    content: list[str],
+    tools: Mapping[str, str],
+    listing: Listing,
+) -> tuple[str | None, str | None] | None:
+    """(family, tool) of the tool whose calls were given an identifier of the phrase, or
+    opened what the phrase names (a source-noun head and another word of the phrase among
+    the words of what it opened; a file type alone: "the csv"); None when none."""
+    idents = {w for w in words if _IDENTIFIER.match(w)}
+    by_id = sorted(t for t, ids in listing.identifiers if t in tools and ids & idents)
+    opened: dict[str, set[str]] = {t: set() for t in tools}
+    opened.update((t, set(w)) for t, w in listing.opened if t in tools)
+    own = {singular(h) for h in heads}
+    # a strong head noun keeps its family: "the plot record" is a record even when a SQL
+    # query read the plots table
+    strong = {f for f in (_head_family(h, 0) for h in heads) if f is not None}
+    hit = _pick(by_id, tools, content, opened)
+    if hit is None and own & (_LEXICON_NOUNS | _FILE_TYPES):
+        others = {singular(w) for w in content if w not in heads and w not in GENERIC}
+        others |= own & _FILE_TYPES
+        found = sorted(t for t, ws in opened.items() if ws & others)
+        hit = _pick(found, tools, content, opened)
+    if hit is None or (strong and hit[0] not in strong):
+        return None
+    return hit
+
+
 def resolve(
     noun_phrase: str,
     tools: Mapping[str, str],
-    descriptions: Mapping[str, str] | None = None,
+    listing: Listing | None = None,
 ) -> Resolution:
     """The tool or family ``noun_phrase`` names (see the module docstring for the order)."""
     words = _np_words(noun_phrase)
@@ -397,9 +533,12 @@ def resolve(
     content = [w for w in words if w not in _JOINERS]
     ordered = {t: _tool_words(t) for t in tools}
     names = {t: set(w) for t, w in ordered.items()}
+    # a description names what a tool returns ("honey harvest weights"): only a phrase
+    # headed by a source noun ("the harvest table") is matched against it
+    described = any(singular(h) in _LEXICON_NOUNS | _FILE_TYPES for h in heads)
     desc = {
         t: {singular(w) for w in _np_words(d)} - _TOOL_VERBS
-        for t, d in (descriptions or {}).items()
+        for t, d in (listing.descriptions if listing is not None and described else ())
         if t in tools
     }
     # 2. the head noun is a word of a tool's name, then of a tool's description
@@ -422,7 +561,12 @@ def resolve(
             hit = _pick(matched, tools, content, vocab)
             if hit is not None and hit[0] is not None:
                 return Resolution(hit[0], hit[1], rule)
-    # 3. multi-word names and strong head nouns
+    # 3. what a call of the trace opened or was called with ("the supply csv")
+    if listing is not None:
+        hit = _by_arguments(words, heads, content, tools, listing)
+        if hit is not None and hit[0] is not None:
+            return Resolution(hit[0], hit[1], "tool_arguments")
+    # 4. multi-word names and strong head nouns
     for k in (3, 2):
         for piece in pieces:
             pw = piece.split()
@@ -432,7 +576,7 @@ def resolve(
         family = _head_family(head, 0)
         if family is not None:
             return Resolution(family, None, "alias")
-    # 4. a modifier naming a tool ("the SCADA data", "the ticketing system")
+    # 5. a modifier naming a tool ("the SCADA data", "the ticketing system")
     modifiers = [w for w in content if w not in heads and w not in GENERIC]
     for rule, vocab in (("tool_name", names), ("tool_description", desc)):
         found: set[str] = set()
@@ -441,7 +585,7 @@ def resolve(
         hit = _pick(sorted(found), tools, content, vocab)
         if hit is not None and hit[0] is not None:
             return Resolution(hit[0], hit[1], rule)
-    # 5. a modifier that marks a family, then weak head nouns
+    # 6. a modifier that marks a family, then weak head nouns
     marked = {MARKERS[w] for w in content if w in MARKERS}
     if len(marked) == 1:
         return Resolution(next(iter(marked)), None, "alias")

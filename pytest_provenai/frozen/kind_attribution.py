@@ -110,15 +110,16 @@ def _calls(obj: dict[str, Any], path: str) -> tuple[ToolCall, ...]:
             )
         )
     tools = {c.tool for c in calls}
-    for tool in obj["families"]:
-        if tool not in tools:
-            called = ", ".join(sorted(json.dumps(t) for t in tools)) or "none"
-            raise FixtureError(
-                path,
-                json_pointer("families", tool),
-                f"a tool called in /calls ({called})",
-                f"the tool {json.dumps(tool)}, which is never called",
-            )
+    for field in ("families", "descriptions"):
+        for tool in obj.get(field, {}):
+            if tool not in tools:
+                called = ", ".join(sorted(json.dumps(t) for t in tools)) or "none"
+                raise FixtureError(
+                    path,
+                    json_pointer(field, tool),
+                    f"a tool called in /calls ({called})",
+                    f"the tool {json.dumps(tool)}, which is never called",
+                )
     return tuple(calls)
 
 
@@ -235,6 +236,7 @@ def build_trace_case(obj: dict[str, Any], path: str, fixture_set: str) -> TraceC
         request=obj["request"],
         category=obj["category"],
         families=dict(obj["families"]),
+        descriptions=dict(obj.get("descriptions", {})),
         calls=calls,
         answers=tuple(answers),
         fixture_set=fixture_set,
@@ -308,6 +310,7 @@ def build_probe_case(obj: dict[str, Any], path: str, fixture_set: str) -> ProbeC
         id=obj["id"],
         request=obj["request"],
         families=dict(obj["families"]),
+        descriptions=dict(obj.get("descriptions", {})),
         calls=calls,
         shared_value=value,
         fact_source=fact,

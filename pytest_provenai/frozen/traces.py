@@ -97,7 +97,8 @@ class LabelledAnswer:
 
 @dataclass(frozen=True)
 class TraceCase:
-    """Kind ``mcp_trace``: one request, its tool calls, and labelled answers."""
+    """Kind ``mcp_trace``: one request, its tool calls (and, when recorded, the tools'
+    descriptions in the server's listing), and labelled answers."""
 
     id: str
     request: str
@@ -110,6 +111,7 @@ class TraceCase:
     kind: str = "mcp_trace"
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    descriptions: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -132,6 +134,7 @@ class ProbeCase:
     kind: str = "conflation_probe"
     category: str = "hotpotqa"
     note: str = ""
+    descriptions: dict[str, str] = field(default_factory=dict)
 
 
 def canonical_arguments(arguments: Mapping[str, Any]) -> tuple[str, str]:

@@ -62,6 +62,9 @@ class ToolSession:
     session: str
     families: Mapping[str, str] = field(default_factory=lambda: dict(FAMILIES))
     captured: list[CapturedCall] = field(default_factory=list)
+    #: Tool name → its description in the server's listing (read when the session opens;
+    #: the verifier resolves a claim's stated source by it too).
+    descriptions: dict[str, str] = field(default_factory=dict)
     _portal_cm: Any = None
     _portal: Any = None
     _client_cm: Any = None
@@ -80,6 +83,12 @@ class ToolSession:
         except BaseException:
             self._portal_cm.__exit__(None, None, None)
             raise
+        try:
+            listed = self._portal.call(self._client.list_tools)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        self.descriptions = {t.name: t.description for t in listed.tools if t.description}
         return self
 
     def __exit__(

@@ -32,6 +32,7 @@ from pytest_provenai._io import atomic_write_text, sha256_text
 from pytest_provenai.attribution.decompose import claim_at
 from pytest_provenai.attribution.features import CATEGORICAL_FEATURES, LM_FEATURES, NUMERIC_FEATURES
 from pytest_provenai.attribution.pipeline import Encoder, FeatureSource, prepare_claims
+from pytest_provenai.attribution.record import case_listing
 from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.kind_attribution import build_trace_case
 from pytest_provenai.frozen.traces import TraceCase, collect_evidence
@@ -128,10 +129,11 @@ def derive_rows(
     """The table rows of one record's trace (features as a list in :func:`feature_order`)."""
     order = feature_order(bool(extra))
     evidence = collect_evidence(case.calls, case.families)
+    listing = case_listing(case)
     rows: list[list[Any]] = []
     for answer in case.answers:
         claims = [
-            claim_at(answer.text, gold.range, case.families, index=j)
+            claim_at(answer.text, gold.range, case.families, index=j, listing=listing)
             for j, gold in enumerate(answer.claims)
         ]
         prepared = prepare_claims(encoder, claims, evidence, extra=extra, stated_routes=False)
