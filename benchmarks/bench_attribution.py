@@ -48,6 +48,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pytest_provenai.attribution.conversation import read_conversation_model
 from pytest_provenai.attribution.decompose import claim_at
 from pytest_provenai.attribution.lexical import FeatureChecker, LexicalEncoder
 from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS
@@ -67,7 +68,7 @@ from pytest_provenai.verify.forest import (
     load_table,
     sweep,
 )
-from pytest_provenai.verify.runtime import SHIPPED_LM_TABLE, SHIPPED_TABLE
+from pytest_provenai.verify.runtime import SHIPPED_CONVERSATION, SHIPPED_LM_TABLE, SHIPPED_TABLE
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = ("synthetic-mcp-traces", "hotpotqa-claims-test", "hotpotqa-conflation-probes")
@@ -223,7 +224,10 @@ def run_named_sets(
         extra = [LMFeature(load_generator("transformers"))]  # type: ignore[arg-type]
     else:
         label, extra = f"features + forest (t={calibrator.threshold:g})", []
-    auditor = Auditor(Verifier(MiniLMEncoder(), ForestChecker(calibrator), extra=extra))
+    conversation = read_conversation_model(SHIPPED_CONVERSATION)
+    auditor = Auditor(
+        Verifier(MiniLMEncoder(), ForestChecker(calibrator), extra=extra, conversation=conversation)
+    )
     out: dict[str, Any] = {"chosen_threshold": calibrator.threshold}
     print("# Attribution verifier on named sets (the shipped verifier)")
     for name in names:
@@ -447,6 +451,7 @@ def main() -> None:
     out["forest_fit_seconds_median"] = statistics.median(fit_times)
     out["chosen_threshold"] = calibrator.threshold
     encoder = MiniLMEncoder()
+    conversation = read_conversation_model(SHIPPED_CONVERSATION)
     table = load_table(SHIPPED_TABLE)  # read once: baselines' thresholds, sizes, the sweep
     configs: dict[str, Auditor] = {
         "lexical only": Auditor(
@@ -461,10 +466,10 @@ def main() -> None:
             )
         ),
         f"features + forest (t={calibrator.threshold:g})": Auditor(
-            Verifier(encoder, ForestChecker(calibrator))
+            Verifier(encoder, ForestChecker(calibrator), conversation=conversation)
         ),
         f"features + forest (t={SEED_THRESHOLD:g})": Auditor(
-            Verifier(encoder, ForestChecker(calibrator, SEED_THRESHOLD))
+            Verifier(encoder, ForestChecker(calibrator, SEED_THRESHOLD), conversation=conversation)
         ),
     }
     # timings first: they need no model beyond MiniLM, and the LM rows below take long
@@ -490,10 +495,10 @@ def main() -> None:
         lm = LMFeature(load_generator("transformers"))  # type: ignore[arg-type]
         same_rows = fit_calibrator(SHIPPED_LM_TABLE)  # the same train rows, without LM
         configs[f"forest, LM-table rows (t={same_rows.threshold:g})"] = Auditor(
-            Verifier(encoder, ForestChecker(same_rows))
+            Verifier(encoder, ForestChecker(same_rows), conversation=conversation)
         )
         configs[f"features + LM + forest (t={lm_cal.threshold:g})"] = Auditor(
-            Verifier(encoder, ForestChecker(lm_cal), extra=[lm])
+            Verifier(encoder, ForestChecker(lm_cal), extra=[lm], conversation=conversation)
         )
     for name in SETS:
         rows = {config: run_set(name, auditor) for config, auditor in configs.items()}

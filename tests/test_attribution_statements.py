@@ -211,6 +211,9 @@ def test_an_identifier_a_tool_was_called_with_names_that_tool() -> None:
     listing = listing_of(calls, tools)
     a = find_attribution("Per ticket QX-7731, the rear hub was rebuilt.", tools, listing)
     assert (a.status, a.family, a.tool, a.rule) == ("stated", "record", "get_job", "tool_arguments")
+    # an identifier alone is the thing the claim is about, not a source
+    alone = find_attribution("QX-7731 remains listed as open.", tools, listing)
+    assert alone.family is None
     # without the listing the phrase names nothing the trace knows
     assert find_attribution("Per ticket QX-7731, the rear hub was rebuilt.", tools).family is None
     # dates, times and short codes are no identifiers; a query's values filter its rows

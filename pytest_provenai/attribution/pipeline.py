@@ -22,9 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
+from pytest_provenai.attribution.conversation import ConversationModel, may_be_conversation
 from pytest_provenai.attribution.decompose import Claim, decompose
 from pytest_provenai.attribution.families import Attribution, compatible, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
+from pytest_provenai.attribution.protected import content_terms
 from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, route
 from pytest_provenai.attribution.rows import tabular_records
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS, Listing
@@ -37,6 +39,7 @@ from pytest_provenai.attribution.verdict import (
     decide,
 )
 from pytest_provenai.audit.claims import split_sentences
+from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.traces import Evidence, EvidenceSet
 
 __all__ = [
@@ -243,13 +246,21 @@ class Verifier:
         extra: Sequence[FeatureSource] = (),
         premise_budget: int = PREMISE_BUDGET,
         judge: ClaimJudge | None = None,
+        conversation: ConversationModel | None = None,
     ) -> None:
+        if conversation is not None and dict(conversation.encoder) != encoder.identity:
+            raise AttributionError(
+                "the conversation model was fitted with another encoder "
+                f"({dict(conversation.encoder)}, this verifier's is {encoder.identity}); "
+                "fit it again with 'provenai verify conversation'"
+            )
         self.encoder = encoder
         self.checker = checker
         self.nli = nli
         self.extra = tuple(extra)
         self.premise_budget = premise_budget
         self.judge = judge
+        self.conversation = conversation
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -261,6 +272,11 @@ class Verifier:
             "extra": [f.identity for f in self.extra],
             "premise_budget": self.premise_budget,
             **({"judge": self.judge.identity} if self.judge is not None else {}),
+            **(
+                {"conversation": self.conversation.identity}
+                if self.conversation is not None
+                else {}
+            ),
         }
 
     def _threshold(self) -> float:
@@ -285,6 +301,31 @@ class Verifier:
             for c, a in zip(claims, resolved, strict=True)
         ]
 
+    def find_conversation(
+        self, claims: Sequence[Claim], evidence: EvidenceSet
+    ) -> tuple[list[Claim], set[int]]:
+        """The claims with those the conversation model takes for conversation made
+        non-factual, and their indexes (:mod:`.conversation`). No model, or an encoder that
+        fails, leaves every claim as it was: a claim is only ever left unchecked on the
+        model's word."""
+        model = self.conversation
+        if model is None:
+            return list(claims), set()
+        terms: set[str] = set().union(*(content_terms(e.text) for e in evidence.items))
+        candidates = [c for c in claims if may_be_conversation(c, terms, model.max_shared)]
+        if not candidates:
+            return list(claims), set()
+        try:
+            vectors = self.encoder.embed([c.text.strip() for c in candidates])
+            marked = {
+                c.index
+                for c, v in zip(candidates, vectors, strict=True)
+                if model.probability(v) >= model.threshold
+            }
+        except Exception:
+            return list(claims), set()
+        return [replace(c, factual=False) if c.index in marked else c for c in claims], marked
+
     def verify_claims(
         self, text: str, claims: Sequence[Claim], evidence: EvidenceSet
     ) -> AnswerResult:
@@ -292,7 +333,7 @@ class Verifier:
         The support text of each claim is its ``content``: the claim without its attribution
         phrase (stripped by the decomposer), so support is judged on the fact alone and the
         stated family is checked separately (conflation)."""
-        claims = self.resolve_attributions(claims)
+        claims, conversational = self.find_conversation(self.resolve_attributions(claims), evidence)
         families = evidence.families()
         try:
             prepared = self.prepare(claims, evidence)
@@ -351,6 +392,7 @@ class Verifier:
                 best_chunk=p.best_chunk,
                 conflict=p.conflict,
                 unparsed=p.unparsed,
+                conversational=c.index in conversational,
             )
 
         decisions = [

@@ -34,7 +34,8 @@ description in the server's tool listing (:class:`Listing`; a frozen trace holds
 its ``descriptions`` field), only for a phrase headed by a source noun (a description's
 other words say what the tool returns: "the honey" is no source); **tool arguments** —
 what a call of the trace was given names its tool: an identifier in the phrase that a
-record, document or metadata tool was called with (``per ticket JT-5519``), or a
+record, document or metadata tool was called with, beside a source noun (``per ticket
+JT-5519``; "K3CL0142 remains listed" names the case, not a source), or a
 source-noun head with another word of the phrase among the words of a path, file, document
 or SQL table a tool opened (``the supply csv`` → the tool that opened
 ``ops/water_supply_v2.csv``); a search query is a topic and a query's filters pick rows, so
@@ -485,10 +486,13 @@ def _by_arguments(
     tools: Mapping[str, str],
     listing: Listing,
 ) -> tuple[str | None, str | None] | None:
-    """(family, tool) of the tool whose calls were given an identifier of the phrase, or
-    opened what the phrase names (a source-noun head and another word of the phrase among
+    """(family, tool) of the tool whose calls were given an identifier of the phrase (with
+    a source noun beside it: "ticket JT-5519", "VP-66210's record"), or opened what the
+    phrase names (a source-noun head and another word of the phrase among
     the words of what it opened; a file type alone: "the csv"); None when none."""
     idents = {w for w in words if _IDENTIFIER.match(w)}
+    if not any(singular(w) in _LEXICON_NOUNS for w in words if w not in idents):
+        idents = set()  # "K3CL0142 remains listed" is the case, not a source: "ticket JT-5519"
     by_id = sorted(t for t, ids in listing.identifiers if t in tools and ids & idents)
     opened: dict[str, set[str]] = {t: set() for t in tools}
     opened.update((t, set(w)) for t, w in listing.opened if t in tools)

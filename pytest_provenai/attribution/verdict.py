@@ -175,8 +175,10 @@ def decide(
     best_chunk: str = "",
     conflict: str | None = None,
     unparsed: Sequence[str] = (),
+    conversational: bool = False,
 ) -> ClaimDecision:
-    """The verdict of one claim (see the module docstring)."""
+    """The verdict of one claim (see the module docstring); ``conversational``: the claim
+    is non-factual on the conversation model's word, not the rules'."""
     base: dict[str, Any] = {
         "index": index,
         "text": text,
@@ -195,7 +197,8 @@ def decide(
         "best_chunk": best_chunk,
     }
     if not factual:
-        return ClaimDecision(verdict="non_factual", reasons=(), **base)
+        reasons = ("conversational",) if conversational else ()
+        return ClaimDecision(verdict="non_factual", reasons=reasons, **base)
     if error is not None:
         return ClaimDecision(verdict="failed", reasons=("failed_component",), error=error, **base)
     if route_status == "no_evidence" or route_source is None:

@@ -82,11 +82,13 @@ def recipe(
     premise_budget: int,
     repair_iterations: int,
     judge: Mapping[str, Any] | None = None,
+    conversation: Path | None = None,
 ) -> dict[str, Any]:
     """What a verifier's records depend on, as plain JSON (see the module docstring)."""
     return {
         "code": code_digest(),
         "table_sha256": sha256_file(table),
+        "conversation_sha256": sha256_file(conversation) if conversation is not None else None,
         "lm_feature": use_lm,
         "forest_params": dict(forest_params),
         "sklearn": package_version("scikit-learn"),

@@ -4,6 +4,7 @@
                                 [--lm] [--model PATH] [--handwritten SET...]
     provenai verify sets DATA --exclude SET... --claims-test DIR --probes DIR [--overwrite]
     provenai verify fit TABLE.json [--lm]          (fit, print the threshold sweep)
+    provenai verify conversation --handwritten SET... [--out FILE]
 
 ``DATA`` is the folder holding HotpotQA's ``dev_distractor.json`` and
 ``train_distractor.json``; ``--exclude`` names the shipped HotpotQA fixture sets whose
@@ -23,6 +24,7 @@ __all__ = ["add_verify"]
 
 DEFAULT_TABLE = Path(__file__).parent / "data" / "hotpotqa-features.json"
 DEFAULT_LM_TABLE = Path(__file__).parent / "data" / "hotpotqa-features-lm.json"
+DEFAULT_CONVERSATION = Path(__file__).parent / "data" / "conversation.json"
 
 
 def _pool(args: argparse.Namespace) -> object:
@@ -102,6 +104,31 @@ def _fit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _conversation(args: argparse.Namespace) -> int:
+    from pytest_provenai.attribution import require_extra
+    from pytest_provenai.verify.conversation import fit_conversation, write_conversation
+    from pytest_provenai.verify.encoder import MiniLMEncoder
+
+    require_extra("sklearn")
+    body = fit_conversation(MiniLMEncoder(), args.handwritten)
+    write_conversation(args.out, body)
+    print(
+        f"{'threshold':>9}  {'split':<10}  {'candidates':>10}  {'conv taken':>10}  "
+        f"{'factual taken':>13}"
+    )
+    for row in body["sweep"]:
+        for split in ("train", "validation"):
+            t = row[split]
+            mark = " <- chosen" if row["threshold"] == body["threshold"] else ""
+            print(
+                f"{row['threshold']:9.2f}  {split:<10}  {t['candidates']:10d}  "
+                f"{t['non_factual_taken']:>4d}/{t['non_factual']:<5d}  "
+                f"{t['factual_taken']:13d}{mark}"
+            )
+    print(f"wrote {args.out} (threshold {body['threshold']})")
+    return 0
+
+
 def add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     verify = commands.add_parser(
         "verify",
@@ -156,6 +183,22 @@ def add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sets.add_argument("--probes", required=True, metavar="DIR")
     sets.add_argument("--overwrite", action="store_true")
     sets.set_defaults(handler=_sets)
+
+    conv = sub.add_parser(
+        "conversation",
+        help="fit the conversation model on hand-written train/validation sets",
+        description="Fit the model that tells conversation from assertions on the "
+        "hand-written train sets; choose its threshold on train and validation.",
+    )
+    conv.add_argument(
+        "--handwritten",
+        nargs="+",
+        required=True,
+        metavar="SET",
+        help="hand-written mcp_trace sets named *-train / *-validation (a test split is refused)",
+    )
+    conv.add_argument("--out", default=str(DEFAULT_CONVERSATION), metavar="FILE")
+    conv.set_defaults(handler=_conversation)
 
     fit = sub.add_parser("fit", help="fit the calibrator on a table and print the sweep")
     fit.add_argument("table", nargs="?", default=str(DEFAULT_TABLE), metavar="TABLE")

@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the toolserver needs the mcp extra: imported when first use
 __all__ = ["AttributionRuntime", "CaseAnswerer"]
 
 SHIPPED_TABLE = Path(__file__).parent / "data" / "hotpotqa-features.json"
+SHIPPED_CONVERSATION = Path(__file__).parent / "data" / "conversation.json"
 SHIPPED_LM_TABLE = Path(__file__).parent / "data" / "hotpotqa-features-lm.json"
 
 
@@ -166,6 +167,7 @@ class AttributionRuntime:
             premise_budget=PREMISE_BUDGET,
             repair_iterations=self.settings.repair_iterations,
             judge=judge,
+            conversation=SHIPPED_CONVERSATION,
         )
 
     def _build(self) -> Auditor:
@@ -175,6 +177,7 @@ class AttributionRuntime:
         from pytest_provenai.subject.backends.libraries import prepare_torch_import
 
         prepare_torch_import()  # MiniLM is about to import torch (OMP_WAIT_POLICY)
+        from pytest_provenai.attribution.conversation import read_conversation_model
         from pytest_provenai.attribution.pipeline import FeatureSource, NLIJudge, Verifier
         from pytest_provenai.verify.checkers import ForestChecker, LMFeature, NLIFolder
         from pytest_provenai.verify.encoder import MiniLMEncoder
@@ -192,6 +195,7 @@ class AttributionRuntime:
             ForestChecker(calibrator, self.settings.threshold),
             nli=nli,
             extra=extra,
+            conversation=read_conversation_model(SHIPPED_CONVERSATION),
         )
         return Auditor(verifier, self.settings.repair_iterations)
 
@@ -200,6 +204,7 @@ class AttributionRuntime:
         from pytest_provenai.subject.backends.libraries import prepare_torch_import
 
         prepare_torch_import()  # MiniLM is about to import torch (OMP_WAIT_POLICY)
+        from pytest_provenai.attribution.conversation import read_conversation_model
         from pytest_provenai.attribution.pipeline import NLIJudge, Verifier
         from pytest_provenai.verify.checkers import NLIFolder
         from pytest_provenai.verify.encoder import MiniLMEncoder
@@ -215,7 +220,13 @@ class AttributionRuntime:
         nli: NLIJudge | None = None
         if self.settings.nli_model is not None:
             nli = NLIFolder(self.settings.nli_model)
-        verifier = Verifier(MiniLMEncoder(), ForestNotConsulted(), nli=nli, judge=judge)
+        verifier = Verifier(
+            MiniLMEncoder(),
+            ForestNotConsulted(),
+            nli=nli,
+            judge=judge,
+            conversation=read_conversation_model(SHIPPED_CONVERSATION),
+        )
         return Auditor(verifier, self.settings.repair_iterations)
 
     def _judge_counts(self) -> tuple[int, int]:
