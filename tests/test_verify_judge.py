@@ -328,10 +328,22 @@ def _runtime(root: Path, costs: dict[str, Any], url: str, fmt: str = "instruct")
 
 @pytest.fixture
 def lexical_minilm(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The runtime's encoder is the model-free lexical one (no MiniLM load in unit tests)."""
+    """The runtime's encoder is the model-free lexical one (no MiniLM load in unit tests),
+    and so is its conversation model's (the shipped one, fitted on MiniLM, would be refused):
+    zero weights, so it never calls a claim small talk."""
+    import pytest_provenai.attribution.conversation as conversation
     import pytest_provenai.verify.encoder as encoder
 
     monkeypatch.setattr(encoder, "MiniLMEncoder", LexicalEncoder)
+    silent = conversation.ConversationModel(
+        weights=(0.0,) * LexicalEncoder().identity["dimension"],
+        bias=-10.0,
+        threshold=0.8,
+        max_shared=0.25,
+        encoder=LexicalEncoder().identity,
+        sha256="lexical-test",
+    )
+    monkeypatch.setattr(conversation, "read_conversation_model", lambda path: silent)
 
 
 @pytest.fixture(scope="module")
