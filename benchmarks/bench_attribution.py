@@ -48,7 +48,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pytest_provenai.attribution.conversation import read_conversation_model
 from pytest_provenai.attribution.decompose import claim_at
 from pytest_provenai.attribution.lexical import FeatureChecker, LexicalEncoder
 from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS
@@ -68,7 +67,7 @@ from pytest_provenai.verify.forest import (
     load_table,
     sweep,
 )
-from pytest_provenai.verify.runtime import SHIPPED_CONVERSATION, SHIPPED_LM_TABLE, SHIPPED_TABLE
+from pytest_provenai.verify.runtime import SHIPPED_LM_TABLE, SHIPPED_TABLE, shipped_conversation
 
 REPO = Path(__file__).resolve().parents[1]
 SETS = ("synthetic-mcp-traces", "hotpotqa-claims-test", "hotpotqa-conflation-probes")
@@ -224,7 +223,7 @@ def run_named_sets(
         extra = [LMFeature(load_generator("transformers"))]  # type: ignore[arg-type]
     else:
         label, extra = f"features + forest (t={calibrator.threshold:g})", []
-    conversation = read_conversation_model(SHIPPED_CONVERSATION)
+    conversation = shipped_conversation()
     auditor = Auditor(
         Verifier(MiniLMEncoder(), ForestChecker(calibrator), extra=extra, conversation=conversation)
     )
@@ -451,7 +450,7 @@ def main() -> None:
     out["forest_fit_seconds_median"] = statistics.median(fit_times)
     out["chosen_threshold"] = calibrator.threshold
     encoder = MiniLMEncoder()
-    conversation = read_conversation_model(SHIPPED_CONVERSATION)
+    conversation = shipped_conversation()
     table = load_table(SHIPPED_TABLE)  # read once: baselines' thresholds, sizes, the sweep
     configs: dict[str, Auditor] = {
         "lexical only": Auditor(

@@ -331,11 +331,12 @@ def lexical_minilm(monkeypatch: pytest.MonkeyPatch) -> None:
     """The runtime's encoder is the model-free lexical one (no MiniLM load in unit tests),
     and so is its conversation model's (the shipped one, fitted on MiniLM, would be refused):
     zero weights, so it never calls a claim small talk."""
-    import pytest_provenai.attribution.conversation as conversation
     import pytest_provenai.verify.encoder as encoder
+    import pytest_provenai.verify.runtime as runtime
+    from pytest_provenai.attribution.conversation import ConversationModel
 
     monkeypatch.setattr(encoder, "MiniLMEncoder", LexicalEncoder)
-    silent = conversation.ConversationModel(
+    silent = ConversationModel(
         weights=(0.0,) * LexicalEncoder().identity["dimension"],
         bias=-10.0,
         threshold=0.8,
@@ -343,7 +344,7 @@ def lexical_minilm(monkeypatch: pytest.MonkeyPatch) -> None:
         encoder=LexicalEncoder().identity,
         sha256="lexical-test",
     )
-    monkeypatch.setattr(conversation, "read_conversation_model", lambda path: silent)
+    monkeypatch.setattr(runtime, "shipped_conversation", lambda: silent)
 
 
 @pytest.fixture(scope="module")

@@ -31,10 +31,12 @@ from pytest_provenai._io import sha256_bytes
 from pytest_provenai.attribution.decompose import Claim
 from pytest_provenai.attribution.protected import content_terms
 from pytest_provenai.errors import AttributionError
+from pytest_provenai.frozen.traces import EvidenceSet
 
 __all__ = [
     "CONVERSATION_VERSION",
     "ConversationModel",
+    "evidence_terms",
     "may_be_conversation",
     "read_conversation_model",
 ]
@@ -71,14 +73,20 @@ class ConversationModel:
         return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
 
-def may_be_conversation(claim: Claim, evidence_terms: set[str], max_shared: float) -> bool:
-    """Whether the model may call ``claim`` conversation (see the module docstring)."""
+def evidence_terms(evidence: EvidenceSet) -> set[str]:
+    """The content words of every evidence object (what a claim may share with them)."""
+    return set().union(*(content_terms(e.text) for e in evidence.items))
+
+
+def may_be_conversation(claim: Claim, shared_with: set[str], max_shared: float) -> bool:
+    """Whether the model may call ``claim`` conversation (see the module docstring);
+    ``shared_with``: the evidence's content words (:func:`evidence_terms`)."""
     if not claim.factual or claim.values or claim.cites:
         return False
-    if claim.attribution.status not in ("unavailable", "implied"):
+    if claim.attribution.status != "unavailable":
         return False
     terms = content_terms(claim.content)
-    return len(terms & evidence_terms) <= max_shared * len(terms)
+    return len(terms & shared_with) <= max_shared * len(terms)
 
 
 def read_conversation_model(path: Path) -> ConversationModel:

@@ -22,11 +22,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
-from pytest_provenai.attribution.conversation import ConversationModel, may_be_conversation
+from pytest_provenai.attribution.conversation import (
+    ConversationModel,
+    evidence_terms,
+    may_be_conversation,
+)
 from pytest_provenai.attribution.decompose import Claim, decompose
 from pytest_provenai.attribution.families import Attribution, compatible, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
-from pytest_provenai.attribution.protected import content_terms
 from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, route
 from pytest_provenai.attribution.rows import tabular_records
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS, Listing
@@ -311,7 +314,7 @@ class Verifier:
         model = self.conversation
         if model is None:
             return list(claims), set()
-        terms: set[str] = set().union(*(content_terms(e.text) for e in evidence.items))
+        terms = evidence_terms(evidence)
         candidates = [c for c in claims if may_be_conversation(c, terms, model.max_shared)]
         if not candidates:
             return list(claims), set()

@@ -34,6 +34,7 @@ from pytest_provenai.frozen.traces import (
     LabelledAnswer,
     LabelledClaim,
     ProbeCase,
+    ToolCall,
     TraceCase,
     collect_evidence,
 )
@@ -176,9 +177,18 @@ def _answer_entry(
     return entry, result, fixed
 
 
+def calls_listing(
+    calls: Sequence[ToolCall],
+    families: Mapping[str, str],
+    descriptions: Mapping[str, str] | None = None,
+) -> Listing:
+    """What a trace says of its tools: their descriptions and what each call opened."""
+    return listing_of(((c.tool, c.arguments) for c in calls), families, descriptions)
+
+
 def case_listing(case: TraceCase | ProbeCase) -> Listing:
-    """What a frozen trace says of its tools: descriptions and what each call opened."""
-    return listing_of(((c.tool, c.arguments) for c in case.calls), case.families, case.descriptions)
+    """The :func:`calls_listing` of a frozen trace."""
+    return calls_listing(case.calls, case.families, case.descriptions)
 
 
 def _graph(
@@ -300,7 +310,7 @@ def session_record(
     session's :class:`~pytest_provenai.frozen.traces.ToolCall` s; ``graph_for(answers)``
     builds the captured graph (with result digests) for the given answer nodes."""
     evidence = collect_evidence(calls, families)
-    listing = listing_of(((c.tool, c.arguments) for c in calls), families, descriptions)
+    listing = calls_listing(calls, families, descriptions)
     result = auditor.verifier.verify(
         answer, evidence, families, question=question_for_claims, listing=listing
     )

@@ -392,17 +392,15 @@ def _tool_variants(tool: str) -> set[str]:
 # -- resolution -------------------------------------------------------------------------------
 #: An "e-" (electronic) form of a word: "ecrf", "e-invoice" (three letters or more after it).
 _E_PREFIX = re.compile(r"^e-?(?=[a-z]{3,}$)")
-_SOURCE_NOUNS = (
-    frozenset(singular(w) for nouns in HEAD_NOUNS.values() for group in nouns for w in group)
-    | frozenset(MARKERS)
-    | frozenset(w for p in PHRASES for w in p.split())
-)
-
-
 #: The head nouns of the family lexicon, strong and weak, singular.
 _LEXICON_NOUNS = frozenset(
     singular(w) for nouns in HEAD_NOUNS.values() for group in nouns for w in group
 )
+_SOURCE_NOUNS = (
+    _LEXICON_NOUNS | frozenset(MARKERS) | frozenset(w for p in PHRASES for w in p.split())
+)
+#: Heads that make a phrase a source for the listing's rules: lexicon nouns and file types.
+_SOURCE_HEADS = _LEXICON_NOUNS | _FILE_TYPES
 #: The strong head nouns of every family, singular ("policy", "record", "database").
 _STRONG_NOUNS = frozenset(singular(w) for nouns in HEAD_NOUNS.values() for w in nouns[0])
 
@@ -501,7 +499,7 @@ def _by_arguments(
     # query read the plots table
     strong = {f for f in (_head_family(h, 0) for h in heads) if f is not None}
     hit = _pick(by_id, tools, content, opened)
-    if hit is None and own & (_LEXICON_NOUNS | _FILE_TYPES):
+    if hit is None and own & _SOURCE_HEADS:
         others = {singular(w) for w in content if w not in heads and w not in GENERIC}
         others |= own & _FILE_TYPES
         found = sorted(t for t, ws in opened.items() if ws & others)
@@ -539,7 +537,7 @@ def resolve(
     names = {t: set(w) for t, w in ordered.items()}
     # a description names what a tool returns ("honey harvest weights"): only a phrase
     # headed by a source noun ("the harvest table") is matched against it
-    described = any(singular(h) in _LEXICON_NOUNS | _FILE_TYPES for h in heads)
+    described = any(singular(h) in _SOURCE_HEADS for h in heads)
     desc = {
         t: {singular(w) for w in _np_words(d)} - _TOOL_VERBS
         for t, d in (listing.descriptions if listing is not None and described else ())

@@ -24,7 +24,6 @@ __all__ = ["add_verify"]
 
 DEFAULT_TABLE = Path(__file__).parent / "data" / "hotpotqa-features.json"
 DEFAULT_LM_TABLE = Path(__file__).parent / "data" / "hotpotqa-features-lm.json"
-DEFAULT_CONVERSATION = Path(__file__).parent / "data" / "conversation.json"
 
 
 def _pool(args: argparse.Namespace) -> object:
@@ -108,10 +107,12 @@ def _conversation(args: argparse.Namespace) -> int:
     from pytest_provenai.attribution import require_extra
     from pytest_provenai.verify.conversation import fit_conversation, write_conversation
     from pytest_provenai.verify.encoder import MiniLMEncoder
+    from pytest_provenai.verify.runtime import SHIPPED_CONVERSATION
 
     require_extra("sklearn")
+    out = args.out or SHIPPED_CONVERSATION
     body = fit_conversation(MiniLMEncoder(), args.handwritten)
-    write_conversation(args.out, body)
+    write_conversation(out, body)
     print(
         f"{'threshold':>9}  {'split':<10}  {'candidates':>10}  {'conv taken':>10}  "
         f"{'factual taken':>13}"
@@ -125,7 +126,7 @@ def _conversation(args: argparse.Namespace) -> int:
                 f"{t['non_factual_taken']:>4d}/{t['non_factual']:<5d}  "
                 f"{t['factual_taken']:13d}{mark}"
             )
-    print(f"wrote {args.out} (threshold {body['threshold']})")
+    print(f"wrote {out} (threshold {body['threshold']})")
     return 0
 
 
@@ -197,7 +198,12 @@ def add_verify(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SET",
         help="hand-written mcp_trace sets named *-train / *-validation (a test split is refused)",
     )
-    conv.add_argument("--out", default=str(DEFAULT_CONVERSATION), metavar="FILE")
+    conv.add_argument(
+        "--out",
+        metavar="FILE",
+        help="model file to write (default: the shipped pytest_provenai/verify/data/"
+        "conversation.json)",
+    )
     conv.set_defaults(handler=_conversation)
 
     fit = sub.add_parser("fit", help="fit the calibrator on a table and print the sweep")

@@ -23,14 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from pytest_provenai._io import atomic_write_text, dumps_stable, sha256_text
-from pytest_provenai.attribution.conversation import CONVERSATION_VERSION, may_be_conversation
+from pytest_provenai.attribution.conversation import (
+    CONVERSATION_VERSION,
+    evidence_terms,
+    may_be_conversation,
+)
 from pytest_provenai.attribution.decompose import claim_at
 from pytest_provenai.attribution.pipeline import Encoder
-from pytest_provenai.attribution.protected import content_terms
 from pytest_provenai.attribution.record import case_listing
 from pytest_provenai.errors import AttributionError
 from pytest_provenai.frozen.traces import collect_evidence
-from pytest_provenai.verify.derive import _handwritten_cases
+from pytest_provenai.verify.derive import handwritten_cases
 
 __all__ = ["MAX_SHARED", "NEE_WEIGHT", "THRESHOLDS", "C", "fit_conversation", "sentences_of"]
 
@@ -56,12 +59,11 @@ def sentences_of(folders: Sequence[str | Path]) -> list[tuple[str, str, list[Sen
     """(set folder, split, its gold claims as sentences) of hand-written train/validation
     sets (a test split or a trace in two sets is refused, one line naming it)."""
     out = []
-    for folder, split, cases in _handwritten_cases(folders):
+    for folder, split, cases in handwritten_cases(folders):
         sentences = []
         for case in cases:
             listing = case_listing(case)
-            evidence = collect_evidence(case.calls, case.families)
-            terms: set[str] = set().union(*(content_terms(e.text) for e in evidence.items))
+            terms = evidence_terms(collect_evidence(case.calls, case.families))
             for answer in case.answers:
                 for j, gold in enumerate(answer.claims):
                     claim = claim_at(answer.text, gold.range, case.families, j, listing=listing)

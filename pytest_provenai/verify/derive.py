@@ -83,7 +83,7 @@ def handwritten_split(folder: str | Path) -> str:
     )
 
 
-def _handwritten_cases(folders: Sequence[str | Path]) -> list[tuple[str, str, list[TraceCase]]]:
+def handwritten_cases(folders: Sequence[str | Path]) -> list[tuple[str, str, list[TraceCase]]]:
     from pytest_provenai.frozen.load import load_fixture_set
 
     out = []
@@ -176,7 +176,7 @@ def derive_table(
 ) -> dict[str, Any]:
     """The feature table of ``pool`` (``limit``: only the first N records of each split)
     plus the rows of the hand-written train/validation sets ``handwritten``."""
-    hand = _handwritten_cases(handwritten)
+    hand = handwritten_cases(handwritten)
     rows: list[list[Any]] = []
     for split in SPLITS:
         cases = pool.splits[split][:limit] if limit else pool.splits[split]

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_provenai._io import atomic_write_json
 from pytest_provenai.attribution import require_extra
+from pytest_provenai.attribution.conversation import ConversationModel, read_conversation_model
 from pytest_provenai.attribution.record import Auditor, probe_record, session_record, trace_record
 from pytest_provenai.cache_layout import mark_store
 from pytest_provenai.errors import AttributionError
@@ -50,6 +51,14 @@ __all__ = ["AttributionRuntime", "CaseAnswerer"]
 
 SHIPPED_TABLE = Path(__file__).parent / "data" / "hotpotqa-features.json"
 SHIPPED_CONVERSATION = Path(__file__).parent / "data" / "conversation.json"
+
+
+def shipped_conversation() -> ConversationModel:
+    """The conversation model the verify package ships (read on each call: once per
+    verifier)."""
+    return read_conversation_model(SHIPPED_CONVERSATION)
+
+
 SHIPPED_LM_TABLE = Path(__file__).parent / "data" / "hotpotqa-features-lm.json"
 
 
@@ -177,7 +186,6 @@ class AttributionRuntime:
         from pytest_provenai.subject.backends.libraries import prepare_torch_import
 
         prepare_torch_import()  # MiniLM is about to import torch (OMP_WAIT_POLICY)
-        from pytest_provenai.attribution.conversation import read_conversation_model
         from pytest_provenai.attribution.pipeline import FeatureSource, NLIJudge, Verifier
         from pytest_provenai.verify.checkers import ForestChecker, LMFeature, NLIFolder
         from pytest_provenai.verify.encoder import MiniLMEncoder
@@ -195,7 +203,7 @@ class AttributionRuntime:
             ForestChecker(calibrator, self.settings.threshold),
             nli=nli,
             extra=extra,
-            conversation=read_conversation_model(SHIPPED_CONVERSATION),
+            conversation=shipped_conversation(),
         )
         return Auditor(verifier, self.settings.repair_iterations)
 
@@ -204,7 +212,6 @@ class AttributionRuntime:
         from pytest_provenai.subject.backends.libraries import prepare_torch_import
 
         prepare_torch_import()  # MiniLM is about to import torch (OMP_WAIT_POLICY)
-        from pytest_provenai.attribution.conversation import read_conversation_model
         from pytest_provenai.attribution.pipeline import NLIJudge, Verifier
         from pytest_provenai.verify.checkers import NLIFolder
         from pytest_provenai.verify.encoder import MiniLMEncoder
@@ -225,7 +232,7 @@ class AttributionRuntime:
             ForestNotConsulted(),
             nli=nli,
             judge=judge,
-            conversation=read_conversation_model(SHIPPED_CONVERSATION),
+            conversation=shipped_conversation(),
         )
         return Auditor(verifier, self.settings.repair_iterations)
 
