@@ -745,3 +745,42 @@ def test_fifteenth_round_shapes_that_state_no_source(text: str) -> None:
 )
 def test_fifteenth_round_requests_and_rhetorical_questions(sentence: str, pleasantry: bool) -> None:
     assert is_pleasantry(sentence) is pleasantry
+
+
+@pytest.mark.parametrize(
+    ("text", "family", "phrase"),
+    [
+        # a source that speaks after a frame with no comma
+        ("At 06:40 the depot table shows crate 14 on bay 2.", "database", "the depot table shows "),
+        ("It looks like the parcel record shows a dent on the lid.", "record", None),
+        ("From what the depot table shows, crate 14 left at 06:40.", "database", None),
+        # more verbs a document has; "does say"
+        ("Clause 4 of the shipping terms permits one redelivery.", "document", None),
+        ("The shipping terms define a late parcel as one over 5 days.", "document", None),
+        ("The shipping terms does say refunds take 14 days.", "document", None),
+        # an amendment is a document; a version after the name leaves the name the head
+        ("The carriage amendment requires a signature on delivery.", "document", None),
+        ("Shipping policy rev 3 puts the refund window at 14 days.", "document", None),
+        # after signs that are no words ("! 📦 The terms …") the clause still opens there
+        ("Good news! 📦 The shipping terms allow one free redelivery.", "document", None),
+    ],
+)
+def test_eighteenth_round_cue_shapes(text: str, family: str, phrase: str | None) -> None:
+    a = find_attribution(text, TOOLS)
+    assert (a.status, a.family) == ("stated", family), (text, a)
+    if phrase is not None:
+        assert a.phrase == phrase
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Parcel P-12's record comes to £40 in total.",  # an amount, not a source speaking
+        "The parcel record still shows as unpaid.",  # "shows as": a state
+        "The van has the depot booking confirmed for Friday.",  # a participle inside
+        "Just say if you need the depot reports too.",  # "reports" a noun
+        "Label limit for each crate: 3.",  # a bare weak noun and a verb
+    ],
+)
+def test_eighteenth_round_shapes_that_state_no_source(text: str) -> None:
+    assert find_attribution(text, TOOLS).status != "stated", text

@@ -20,7 +20,8 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   content verb (``calls for``, ``recommends``, ``warns``, ``puts``, ``places``, ``has``, …)
   only when NP resolves to a source; also parenthetical and sentence-final
   (``…, the SCADA data shows.``, ``Thistlebrook, the online articles say, is …``) and
-  ``as NP suggests``;
+  ``as NP suggests``; after a frame with no comma (``At 06:40 the depot table shows …``)
+  only a determiner, a source noun and a present-tense reporting verb;
 * **label** — a note's opening noun phrase of two or more words, not all capitalised (a
   title is a name), before a colon and a space or an arrow (``Appeals db: …``, ``Local
   news search -> …``) whose head is a strong source noun, a multi-word source name or a
@@ -110,7 +111,7 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
             "regulations regulation rulebook brochure leaflet faq specification procedure "
             "procedures notice memo minutes charter code constitution bylaws "
             "instructions paper passage chapter section clause appendix schedule "
-            "tariff notes note sop protocol formulary".split()
+            "tariff notes note sop protocol formulary amendment amendments addendum".split()
         ),
         frozenset(
             "report reports page pages text wording licence licences license licenses "
@@ -145,6 +146,7 @@ PHRASES: dict[str, str] = {
     "data warehouse": "database",
     "web page": "search",
     "price list": "document",
+    "practice direction": "document",
 }
 
 #: Modifiers that mark a family whatever the head ("online sources", "news reports").
@@ -210,10 +212,22 @@ _CONTENT = (
     "estimate estimates estimated rate rates rated credit credits credited tell tells told "
     "add adds added explain explains explained stipulate stipulates stipulated "
     "prescribe prescribes prescribed advise advises advised cap caps capped limit limits "
-    "limited date dates dated cover covers covered ran runs carried carries"
+    "limited date dates dated cover covers covered ran runs carried carries permit permits "
+    "permitted define defines defined forbid forbids prohibit prohibits prohibited"
 )
 _VERB_WORDS = frozenset((_SAY + " " + _CONTENT).split())
 _SAY_WORDS = frozenset(_SAY.split())
+#: Reporting verbs in the present tense: after a frame inside a clause only these make an
+#: attribution ("the WX-2 record shows"); a participle there is the claim's ("has the
+#: booking confirmed").
+_SPEAKS = frozenset(
+    "say says state states note notes list lists mention mentions indicate indicates "
+    "confirm confirms show shows suggest suggests report reports flag flags".split()
+)
+#: Words that cannot open what a source says ("the condition reports too").
+_NOT_AN_OBJECT = frozenset("too also as and or either".split()) | frozenset(("",))
+#: Bare forms of reporting verbs after "does"/"did" ("the policy does say …").
+_SAY_BASE = frozenset("say state note list mention show suggest indicate confirm".split())
 _STOP = frozenset(
     """is are was were be been being will would can could may might must shall should do does
     did that which who whom whose when where while because since although though if than
@@ -410,6 +424,8 @@ def _head(piece: str) -> str:
     closing number ("section 3", "rule 7" → "section", "rule"; "History paper 1" is a
     thing, its head "1" names no source)."""
     words = piece.split()
+    if len(words) > 2 and any(ch.isdigit() for ch in words[-1]) and words[-2] in _VERSION_WORDS:
+        words = words[:-2]  # "formulary rev 4.2", "policy doc version 5": the thing versioned
     if len(words) > 1 and any(ch.isdigit() for ch in words[-1]) and words[-2] in _PART_NOUNS:
         return words[-2]
     return words[-1]
@@ -635,6 +651,10 @@ _CLAUSE_START = re.compile(
     r"|(?<=\bwhich))[ \t]*",
     re.IGNORECASE,
 )
+#: A determiner inside a clause, where a source's noun phrase may open after a frame.
+_INNER_DETERMINER = re.compile(
+    r"(?<=[ \t])(?=(?:the|our|your|their|his|her|its)[ \t])", re.IGNORECASE
+)
 _DETERMINERS = frozenset(
     "the a an this that these those your our its their his her my what".split()
 )
@@ -649,6 +669,8 @@ _PART_NOUNS = frozenset(
     "entry entries section page row line part field column item paragraph clause rule "
     "article appendix chapter annex".split()
 )
+#: Words that give a source's version after its name ("formulary rev 4.2").
+_VERSION_WORDS = frozenset("rev revision version ver v issue edition".split())
 _BE = frozenset("is are was were be been being will would can could may might must".split())
 #: Source nouns a rate is also counted in ("10p per printed page", "£1 per extra sheet").
 _RATE_NOUNS = frozenset("page row line item entry ticket sheet copy card file".split())
@@ -733,8 +755,12 @@ def _is_verb(tokens: list[Token], k: int) -> int:
     following = [t[0] for t in tokens[k + 1 : k + 3]]
     if word in ("came", "comes", "come") and following == ["back", "with"]:
         return 3  # "the search came back with …"
+    if word in ("came", "comes", "come") and following[:1] == ["to"]:
+        return 0  # "the invoice comes to £40" is an amount, not a source speaking
     if word in _PHRASAL_HEAD and k + 1 < len(tokens) and tokens[k + 1][0] in _PHRASAL_TAIL:
         return 2
+    if word in ("does", "do", "did") and following[:1] and following[0] in _SAY_BASE:
+        return 2  # "the policy does say …"
     return 1 if word in _VERB_WORDS else 0
 
 
@@ -1010,8 +1036,17 @@ def find_spans(
         if closing == ":" and len(lead_in.split()) <= 3 and not re.search(r"[.!?;:]", lead_in):
             start = 0  # "That fits the manual: …" — the whole preface is the attribution
         add(start, end, resolved, "weak_cue", False)
-    for m in _CLAUSE_START.finditer(text):
-        pos = m.end()
+    clause_starts = {m.end() for m in _CLAUSE_START.finditer(text)}
+    # a source that speaks after a frame with no comma ("At 03:36 UT the WX-2 record shows",
+    # "It looks like her appointment record shows"): a determiner inside the clause opens
+    # it, and only a reporting verb after a source noun makes it an attribution
+    inside = {m.start() for m in _INNER_DETERMINER.finditer(text)} - clause_starts
+    # only signs since the last clause mark ("! 🎉 The terms …"): a clause start after all
+    opening = {p for p in inside if not re.search(r"\w", re.split(r"[.!?;:,—–(]", text[:p])[-1])}
+    clause_starts |= opening
+    inside -= opening
+    for pos in sorted(clause_starts | inside):
+        within = pos in inside
         tokens = _tokens(text, pos)
         if not tokens:
             continue
@@ -1027,6 +1062,7 @@ def find_spans(
             nxt = tokens[k + width][0] if k + width < len(tokens) else ""
             if (
                 (nxt and _is_verb(tokens, k + width) and singular(tokens[k][0]) in _SOURCE_NOUNS)
+                or (tokens[k][0] in ("show", "shows", "showed", "shown") and nxt == "as")
                 or nxt in _BE
                 or (width == 1 and nxt in ("up", "off", "out", "down"))
                 or (tokens[k][0] in ("has", "have", "had") and nxt == "been")
@@ -1039,6 +1075,22 @@ def find_spans(
                 break  # "Hope you find …" names no source
             say = width >= 2 or tokens[k][0] in _SAY_WORDS
             noun = phrase(words)
+            if within and not (
+                tokens[k][0] in _SPEAKS
+                and (nxt not in _NOT_AN_OBJECT or _closing(text, tokens[k][2])[1] == ",")
+                and source_noun(noun)
+                and names_source(noun)
+            ):
+                # "has the coach booking confirmed": a participle is the claim's; "if you
+                # need the condition reports too": a noun
+                break
+            if (
+                not say
+                and skip == 0
+                and len(words) == 1
+                and singular(words[0][0]) not in _STRONG_NOUNS
+            ):
+                break  # "Page limit for …": a bare weak noun and a verb name no source
             if names_source(noun) and (say or source_noun(noun)):
                 chosen = (words, k, width, say)
                 break
