@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_provenai.attribution.decompose import claim_at
 from pytest_provenai.attribution.polarity import ANTONYMS, polarity
 from pytest_provenai.attribution.protected import check_values
 from pytest_provenai.attribution.rows import counted, log_other_line, records, row_check
@@ -858,3 +859,49 @@ def test_a_total_is_a_columns_sum_over_all_rows_or_the_rows_a_word_picks() -> No
         ("Dawn runs 37 hours.", set()),
     ]:
         assert set(counted(claim, read_values(claim), shows)) == borne, claim
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # an hour and its minutes either side of an "h"
+        ("The scope was parked at 18h40 UT.", "parked: 2035-02-11 18:40 UT", [True]),
+        ("The scope was parked at 18h50 UT.", "parked: 2035-02-11 18:40 UT", [False]),
+        # a unit in a column's name, converted, each side as rounded where it is written
+        ("The sensor sits at 79.8 K.", "sensor | temp_c\nS-3 | -193.4", [True]),
+        ("The sensor sits at 85.0 K.", "sensor | temp_c\nS-3 | -193.4", [False]),
+        ("Gusts reached 27 km/h.", '{"gust_speed_ms": 7.5}', [True]),
+        ("Gusts reached 35 km/h.", '{"gust_speed_ms": 7.5}', [False]),
+        ("Median latency: 4.87 s.", '{"median_ms": 4870}', [True]),
+        ("Median latency: 5.87 s.", '{"median_ms": 4870}', [False]),
+        # a count of a duration is no pair of sizes
+        ("Four takes of two minutes each.", "takes: 4 x 120 s", [True, True]),
+        # an hour letter after a space in a compound duration
+        ("Used so far: 7 h 15 min.", "team,hours_used\nB,7.25", [True]),
+        ("Used so far: 7 h 45 min.", "team,hours_used\nB,7.25", [False]),
+        # a number's plural ("502s") against the number; another number stays missing
+        ("The proxy logged 502s all morning.", "status (502) count=118", [True]),
+        ("The proxy logged 503s all morning.", "status (502) count=118", [False]),
+    ],
+)
+def test_eighteenth_round_values_by_meaning(
+    claim: str, evidence: str, expected: list[bool]
+) -> None:
+    assert present(claim, evidence) == expected, claim
+
+
+def test_unless_and_until_are_no_negated_less_and_til() -> None:
+    rule = "Appeals must be lodged not less than 10 days before the hearing, unless agreed."
+    assert not polarity(
+        "Appeals must be lodged not less than ten days before the hearing.", rule
+    ).negation
+    assert polarity("Appeals must be lodged less than ten days before the hearing.", rule).negation
+    # the two negative forms still meet: "unpaid" is "not paid"
+    assert not polarity("The invoice was not paid.", "invoice INV-4: unpaid").negation
+
+
+def test_a_version_in_the_attribution_stays_a_value_to_check() -> None:
+    text = "Shipping policy rev 5 puts the refund window at 14 days."
+    claim = claim_at(text, (0, len(text.encode())), {"get_policy": "document"})
+    assert claim.attribution.family == "document"
+    assert "5" in claim.values and "14" in claim.values

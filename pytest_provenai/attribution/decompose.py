@@ -452,9 +452,21 @@ _FRAME_ASIDE = re.compile(
 )
 
 
+#: A version the attribution gives its source ("Policy doc rev 5 puts …", "Formulary
+#: version 4.2 says …"): a claim about the source that is checked like the claim's values.
+_SOURCE_VERSION = re.compile(
+    r"\b(?:rev(?:ision)?\.?|version|ver\.?)[ \t]*\d[\w.]*(?<![.])", re.IGNORECASE
+)
+
+
 def _content(text: str, attribution: Attribution, span_in_text: tuple[int, int] | None) -> str:
     if span_in_text is not None:
+        versions = _SOURCE_VERSION.findall(text[span_in_text[0] : span_in_text[1]])
         text = text[: span_in_text[0]] + text[span_in_text[1] :]
+        if versions:  # the source's version stays a value to check
+            body = text.rstrip()
+            stop = body[-1] if body and body[-1] in ".!?" else ""
+            text = f"{body[: len(body) - len(stop)]} ({', '.join(versions)}){stop}"
     text = _TAG.sub("", text)
     text = " ".join(_FRAME_ASIDE.sub(" ", text).split())
     framed = _FRAME_OPEN.match(text)

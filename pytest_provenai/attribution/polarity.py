@@ -121,7 +121,10 @@ def _one_negative_form(claim: str, unit: str) -> tuple[str, str]:
     "unpaid" (or "non-…"): the same negative in two forms is no negation conflict."""
     texts = [claim, unit]
     for side in (0, 1):
-        for m in re.finditer(r"\b(un|non-?)([^\W\d_]{4,})", texts[side], re.IGNORECASE):
+        # "unpaid" is "not paid"; "unless" is no "not less", "until" no "not til"
+        for m in re.finditer(
+            r"\b(?!unless\b|until\b|under)(un|non-?)([^\W\d_]{4,})", texts[side], re.IGNORECASE
+        ):
             prefix, stem = m.group(1), m.group(2)
             other = 1 - side
             texts[other] = re.sub(

@@ -125,7 +125,7 @@ _TIME_UNIT = r"(?:[ \t]*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks
 #: a half"), a fraction of a unit ("half an hour", "a quarter of an hour", "three quarters of
 #: an hour", "half a kilo").
 _DURATION = (
-    rf"\b(?:(?P<a>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ua>{_TIME_UNIT})\b[ \t]+(?:and[ \t]+)?"
+    rf"\b(?:(?P<a>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ua>{_TIME_UNIT}|[ \t]+h)\b[ \t]+(?:and[ \t]+)?"
     rf"|(?P<a1>an?|one)[ \t]+(?P<ua1>{_TIME_UNIT})\b[ \t]+and[ \t]+)"
     rf"(?P<b>\d+|{_NUMWORDS})(?P<ub>{_TIME_UNIT}|[ \t]+[hms])\b"
     rf"(?:[ \t]+(?:and[ \t]+)?(?P<c3>\d+|{_NUMWORDS})(?P<u3>{_TIME_UNIT}|[ \t]+[hms])\b)?"
@@ -203,6 +203,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "dimensions",
         re.compile(
             r"(?<![\d,.])\b\d{1,5}[ \t]*[x×][ \t]*\d{1,5}\b"
+            # "6 x 300 s": six of a duration, not two sizes
+            r"(?![ \t]*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b)"
             r"|\b\d{1,5}[ \t]+by[ \t]+\d{1,5}(?=[ \t]*(?:px|pixels?|mm|cm|m|metres?|meters?|"
             r"in|inches|ft|feet)\b)"
             # without a unit, two sizes of three or more digits, the second no year
@@ -220,12 +222,14 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     # a time of day in four digits ("cam frame taken 0815", "1400 hrs"): with a leading zero,
-    # or with "hrs"/"h" after it ("1400 hours" may be a duration)
+    # or with "hrs"/"h" after it ("1400 hours" may be a duration), or "h" between ("18h40")
     (
         "hhmm",
         re.compile(
             r"(?<![\w./:-])(?:0\d[0-5]\d\b(?![.,/:-]?\d)"
-            r"|(?:1\d|2[0-3])[0-5]\d(?=[ \t]*(?:hrs|h)\b))"
+            r"|(?:1\d|2[0-3])[0-5]\d(?=[ \t]*(?:hrs|h)\b)"
+            # the hour and its minutes either side of an "h" ("18h40", "09h05")
+            r"|(?:[01]\d|2[0-3])h[0-5]\d\b)"
         ),
     ),
     # a count out of a total ("failed 2/3 checks", "40/40 busy"); day/month took its dates
@@ -643,7 +647,7 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         month, year = (int(n) for n in bare.split("/"))
         return Value(bare, "date", (year, month, None), True, span)
     if kind == "hhmm":
-        return Value(bare, "time", int(bare[:2]) * 60 + int(bare[2:]), True, span)
+        return Value(bare, "time", int(bare[:2]) * 60 + int(bare[-2:]), True, span)
     if kind == "daymonth":
         day, month = (int(n) for n in bare.split("/"))
         return Value(bare, "date", (None, month, day), True, span)
@@ -1085,6 +1089,9 @@ _HEADER_UNITS = {
     "kph": "km/h",
     "mph": "mph",
     "kn": "knot",
+    "ms": "ms|m/s",  # "p95_ms" is milliseconds, "wind_speed_ms" metres a second
+    "mps": "m/s",
+    "k": "K",
     "kt": "knot",
     "kts": "knot",
 }
@@ -1098,10 +1105,10 @@ def _named_units(folded_evidence: str, *, attached: bool) -> list[tuple[float, s
     out = []
     for groups in set(re.findall(pattern, folded_evidence)):
         token = "".join(groups) if isinstance(groups, tuple) else groups
-        unit = _HEADER_UNITS.get(token)
-        one = _quantity(1.0, unit) if unit else None
-        if one is not None:
-            out.append(one)
+        for unit in _HEADER_UNITS.get(token, "").split("|"):
+            one = _quantity(1.0, unit) if unit else None
+            if one is not None:
+                out.append(one)
     return out
 
 
@@ -1134,17 +1141,66 @@ def _in_header_unit(v: Value, have: Sequence[Value], folded_evidence: str) -> bo
     """Whether the evidence states quantity ``v`` as a number under a field or column whose
     name ends in a unit of its dimension ("2 litres" against ``volume_ml: 2000``, "an hour
     and a half" against ``duration_min | 90``)."""
+    if _negative(v):  # a sign matters once a unit has an offset ("-95.2 C" is 178 K)
+        signed = _quantity(-float(v.key[2]), str(v.key[3]))
+        v = v if signed is None else replace(v, key=signed)
     for one in _named_units(folded_evidence, attached=True):
         if one[1] != v.key[1] or not one[0]:
             continue
-        n = v.key[0] / one[0]
         for b in have:
             number = b.key if b.kind == "number" else None
             if b.kind == "date" and b.key[1:] == (None, None):  # 2000 read as a year
                 number = b.key[0]
-            if number is not None and _near(number, n, v.bound):
+            if number is not None and _negative(b):
+                number = -number
+            stated = None if number is None else _quantity(number, one[3])
+            if stated is None:
+                continue
+            if v.bound == "~":
+                if _near(stated[0], v.key[0], "~"):
+                    return True
+            elif _rounded_alike(v, Value(b.text, "quantity", stated, True, b.span)):
                 return True
     return False
+
+
+def _negative(v: Value) -> bool:
+    """Whether a minus sign is written just before ``v``'s number ("| -193.4", "at -95.2 C";
+    not the dash of a range or a code, "10-12", "AX-12")."""
+    return re.search(r"(?:^|[\s|:,;(=\[])[-−]$", v.lead) is not None
+
+
+def _decimals(text: str) -> int:
+    """Digits after the decimal point of the first number written in ``text``."""
+    m = re.search(r"\d[\d,]*(?:\.(\d+))?", text)
+    return len(m.group(1) or "") if m else 0
+
+
+def _rounded_alike(a: Value, b: Value) -> bool:
+    """Whether quantities ``a`` (claimed) and ``b`` (stated) are one amount, each as rounded
+    where it is written: equal in one unit; across units ("79.8 K" against -193.4 °C, "27
+    km/h" against 7.5 m/s) within half a unit of the last digit of each, in ``a``'s unit."""
+    ka, kb = a.key, b.key
+    if ka[1] != kb[1]:
+        return False
+    if abs(ka[0] - kb[0]) <= 1e-6 * max(1.0, abs(kb[0])):
+        return True
+    if str(ka[3]) == str(kb[3]) or ka[1].startswith("[currency"):
+        return False
+    try:
+        ureg = _registry()
+        own = ureg.parse_units(str(ka[3]))
+        stated = ureg.Quantity(float(kb[2]), ureg.parse_units(str(kb[3])))
+        converted = float(stated.to(own).magnitude)
+        one_step = ureg.Quantity(float(kb[2]) + 1.0, ureg.parse_units(str(kb[3])))
+        scale = abs(float(one_step.to(own).magnitude) - converted)
+        zero = float(ureg.Quantity(0.0, ureg.parse_units(str(kb[3]))).to(own).magnitude)
+    except Exception:  # a unit pint cannot convert: equal only as written
+        return False
+    if abs(scale - 1.0) < 1e-9 and abs(zero) < 1e-9:
+        return False  # one unit in two spellings ("litres", "L"): equal only as written
+    slack = 0.5 * 10.0 ** -_decimals(a.text) + 0.5 * 10.0 ** -_decimals(b.text) * scale
+    return abs(converted - float(ka[2])) <= slack + 1e-9
 
 
 def _identifier_within(key: str, folded_evidence: str) -> bool:
@@ -1299,6 +1355,11 @@ def match_values(
             # group of a code that starts with a letter ("ce-2035-7719", not "http_502_n")
             tail = rf"(?<![\w-])[a-z][a-z\d-]*[-_/]0*{v.text}(?!\w|[.,]\d)"
             present = re.search(tail, folded) is not None
+        if not present and v.kind == "quantity" and re.fullmatch(r"\d{3,}s", v.text):
+            # "upstream 502s", "the 1990s": a number's plural, seconds only where the
+            # evidence has them
+            plural = float(v.text[:-1])
+            present = any(b.kind == "number" and b.key == plural for b in have)
         if not present and v.kind == "quantity" and v.key[1] == "[time] / [length]":
             present = _pace_as_clock(v, folded)
         if not present and v.kind == "quantity" and v.key[1] == "[time]":
