@@ -40,6 +40,7 @@ from typing import Any
 from pytest_provenai.attribution.families import Attribution, find_attribution
 from pytest_provenai.attribution.protected import content_terms, protected_values
 from pytest_provenai.attribution.statement import Listing
+from pytest_provenai.attribution.values import VERSION_WORD
 from pytest_provenai.audit.abstention import detect_abstention
 from pytest_provenai.audit.claims import find_citations
 
@@ -454,9 +455,7 @@ _FRAME_ASIDE = re.compile(
 
 #: A version the attribution gives its source ("Policy doc rev 5 puts …", "Formulary
 #: version 4.2 says …"): a claim about the source that is checked like the claim's values.
-_SOURCE_VERSION = re.compile(
-    r"\b(?:rev(?:ision)?\.?|version|ver\.?)[ \t]*\d[\w.]*(?<![.])", re.IGNORECASE
-)
+_SOURCE_VERSION = re.compile(rf"\b{VERSION_WORD}[ \t]*\d[\w.]*(?<![.])", re.IGNORECASE)
 
 
 def _content(text: str, attribution: Attribution, span_in_text: tuple[int, int] | None) -> str:

@@ -29,6 +29,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 __all__ = [
+    "VERSION_WORD",
     "Value",
     "ValueMatch",
     "match_values",
@@ -1144,24 +1145,36 @@ def _in_header_unit(v: Value, have: Sequence[Value], folded_evidence: str) -> bo
     if _negative(v):  # a sign matters once a unit has an offset ("-95.2 C" is 178 K)
         signed = _quantity(-float(v.key[2]), str(v.key[3]))
         v = v if signed is None else replace(v, key=signed)
+    own = _to_base(str(v.key[3]))
     for one in _named_units(folded_evidence, attached=True):
-        if one[1] != v.key[1] or not one[0]:
+        header = _to_base(one[3])
+        if one[1] != v.key[1] or not one[0] or own is None or header is None:
             continue
         for b in have:
             number = b.key if b.kind == "number" else None
             if b.kind == "date" and b.key[1:] == (None, None):  # 2000 read as a year
                 number = b.key[0]
-            if number is not None and _negative(b):
-                number = -number
-            stated = None if number is None else _quantity(number, one[3])
-            if stated is None:
+            if number is None:
                 continue
+            if _negative(b):
+                number = -number
+            stated = header[0] * number + header[1]
             if v.bound == "~":
-                if _near(stated[0], v.key[0], "~"):
+                if _near(stated, v.key[0], "~"):
                     return True
-            elif _rounded_alike(v, Value(b.text, "quantity", stated, True, b.span)):
+            elif _rounded_alike(v, own, header, stated, b.text):
                 return True
     return False
+
+
+@cache
+def _to_base(unit: str) -> tuple[float, float] | None:
+    """(scale, offset) taking a number in ``unit`` to its base unit (°C: (1, 273.15)), read
+    once per unit; None for no unit of :data:`_DIMENSIONS`."""
+    zero, one = _quantity(0.0, unit), _quantity(1.0, unit)
+    if zero is None or one is None:
+        return None
+    return one[0] - zero[0], zero[0]
 
 
 def _negative(v: Value) -> bool:
@@ -1176,31 +1189,22 @@ def _decimals(text: str) -> int:
     return len(m.group(1) or "") if m else 0
 
 
-def _rounded_alike(a: Value, b: Value) -> bool:
-    """Whether quantities ``a`` (claimed) and ``b`` (stated) are one amount, each as rounded
-    where it is written: equal in one unit; across units ("79.8 K" against -193.4 °C, "27
-    km/h" against 7.5 m/s) within half a unit of the last digit of each, in ``a``'s unit."""
-    ka, kb = a.key, b.key
-    if ka[1] != kb[1]:
-        return False
-    if abs(ka[0] - kb[0]) <= 1e-6 * max(1.0, abs(kb[0])):
+def _rounded_alike(
+    a: Value, own: tuple[float, float], header: tuple[float, float], stated: float, written: str
+) -> bool:
+    """Whether quantity ``a`` (claimed; ``own`` its unit's :func:`_to_base`) is the amount
+    ``stated`` in base units (a number the evidence writes as ``written`` in the unit whose
+    :func:`_to_base` is ``header``), each as rounded where it is written: equal in one unit;
+    across units ("79.8 K" against -193.4 °C, "27 km/h" against 7.5 m/s) within half a unit of
+    the last digit of each, in ``a``'s unit."""
+    if abs(a.key[0] - stated) <= 1e-6 * max(1.0, abs(stated)):
         return True
-    if str(ka[3]) == str(kb[3]) or ka[1].startswith("[currency"):
-        return False
-    try:
-        ureg = _registry()
-        own = ureg.parse_units(str(ka[3]))
-        stated = ureg.Quantity(float(kb[2]), ureg.parse_units(str(kb[3])))
-        converted = float(stated.to(own).magnitude)
-        one_step = ureg.Quantity(float(kb[2]) + 1.0, ureg.parse_units(str(kb[3])))
-        scale = abs(float(one_step.to(own).magnitude) - converted)
-        zero = float(ureg.Quantity(0.0, ureg.parse_units(str(kb[3]))).to(own).magnitude)
-    except Exception:  # a unit pint cannot convert: equal only as written
-        return False
-    if abs(scale - 1.0) < 1e-9 and abs(zero) < 1e-9:
+    ratio = header[0] / own[0]
+    if abs(ratio - 1.0) < 1e-9 and abs((header[1] - own[1]) / own[0]) < 1e-9:
         return False  # one unit in two spellings ("litres", "L"): equal only as written
-    slack = 0.5 * 10.0 ** -_decimals(a.text) + 0.5 * 10.0 ** -_decimals(b.text) * scale
-    return abs(converted - float(ka[2])) <= slack + 1e-9
+    converted = (stated - own[1]) / own[0]
+    slack = 0.5 * 10.0 ** -_decimals(a.text) + 0.5 * 10.0 ** -_decimals(written) * abs(ratio)
+    return abs(converted - float(a.key[2])) <= slack + 1e-9
 
 
 def _identifier_within(key: str, folded_evidence: str) -> bool:
@@ -1443,8 +1447,10 @@ def _named_number(v: Value, folded: str) -> bool:
 
 
 #: A number named a version ("version 7", "rev 5"), and a version the evidence names.
-_VERSION_LEAD = re.compile(r"\b(?:version|ver\.?|rev(?:ision)?\.?)\s+$", re.IGNORECASE)
-_VERSION_NAMED = re.compile(r"(?<![a-z\d.])(?:v\.?|(?:version|ver\.?|rev(?:ision)?\.?)\s*)\d")
+#: The words that put a version before its number ("version 3.1", "rev. 7", "ver 2").
+VERSION_WORD = r"(?:version|ver\.?|rev(?:ision)?\.?)"
+_VERSION_LEAD = re.compile(rf"\b{VERSION_WORD}\s+$", re.IGNORECASE)
+_VERSION_NAMED = re.compile(rf"(?<![a-z\d.])(?:v\.?|{VERSION_WORD}\s*)\d")
 
 
 def _version(v: Value, folded: str) -> bool:
