@@ -905,3 +905,97 @@ def test_a_version_in_the_attribution_stays_a_value_to_check() -> None:
     claim = claim_at(text, (0, len(text.encode())), {"get_policy": "document"})
     assert claim.attribution.family == "document"
     assert "5" in claim.values and "14" in claim.values
+
+
+def test_nineteenth_round_negations_that_say_nothing_against_the_evidence() -> None:
+    pumps = "pump | status | last_service\nP-4 | running | 2031-05-02\nP-7 | stopped | 2030-11-19"
+    row = "pump: P-4\nstatus: running\nlast_service: 2031-05-02"
+    # "not … since <a time>" says when it last happened
+    assert not polarity("Pump P-4 has not been serviced since 2031-05-02.", row).negation
+    assert polarity("Pump P-4 was not serviced on 2031-05-02.", row).negation
+    # a negation over words the evidence never speaks of negates nothing it says
+    assert not polarity("P-4 is running, which is not a worry.", row).negation
+    assert polarity("P-4 is not running.", row).negation
+    assert pumps  # the table the row is read from
+    # ... and the evidence's own negation over words the claim never says
+    rule = "Parcels not signed for within 7 days go back to the depot. Lockers open at 06:00."
+    assert not polarity("Lockers open at six in the morning.", rule).negation
+    assert polarity("Parcels signed for within 7 days go back to the depot.", rule).negation
+
+
+def test_nineteenth_round_antonyms_against_a_zero_field_and_a_like_word() -> None:
+    member = "member: M-12\nfee_gbp: 35\nfee_paid_gbp: 0"
+    # a field named "paid" that holds 0 says "unpaid"
+    assert polarity("M-12's £35 fee is still unpaid.", member).antonym is None
+    assert polarity("M-12's £35 fee is still unpaid.", member.replace(": 0", ": 35")).antonym
+    # the unit says the claim's own word in another form: no opposite, whatever else it says
+    loan = "loan: L-88\nstatus: outstanding\nnotes: paid in part on 2032-03-01"
+    assert polarity("Loan L-88 is overdue.", loan).antonym is None
+    assert polarity("Loan L-88 is overdue.", "loan: L-88\nstatus: paid").antonym == (
+        "overdue",
+        "paid",
+    )
+
+
+def test_nineteenth_round_rows_said_of_every_row() -> None:
+    order = (
+        '{"order": "ORD-7731", "customer": "Halvard Stene", "lines": '
+        '[{"sku": "KT-2", "qty": 3}, {"sku": "KT-9", "qty": 1}]}'
+    )
+
+    def check(claim: str, source: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        found = row_check(claim, read_values(claim), source)
+        assert found.structured
+        return found.missing, found.other_row
+
+    # a JSON object's own fields around its list are said of each of its records
+    assert check("Order ORD-7731 has 3 of KT-2.", order) == ((), ())
+    assert check("Order ORD-7731 has 3 of KT-9.", order) == (("3",), ("3",))
+    # a key: value document's title is said of every record under it
+    rules = (
+        "RIVERSIDE ALLOTMENTS - RULE BOOK EDITION 6\n\n"
+        "Water: taps are off from 1 November to 1 March.\n\n"
+        "Bonfires: not permitted between April and September."
+    )
+    assert check("Edition 6 turns the taps off from 1 November.", rules) == ((), ())
+    assert check("Edition 7 turns the taps off from 1 November.", rules)[0] == ("7",)
+    # a total the claim names by the totals line's own label is the table's
+    heat = (
+        "lane | swimmer | time\n1 | Ada Lund | 31.2\n2 | Ben Ruiz | 33.0\n3 | Cas Mbeki | 32.1\n"
+        "entrants 3 | heats 2"
+    )
+    assert check("Ada Lund swam 31.2 against 3 entrants.", heat) == ((), ())
+    # ... not a value beside another word, nor a total ("total loaves: 135")
+    assert check("Ada Lund swam 31.2 in lane 3.", heat) == (("3",), ("3",))
+
+
+def test_nineteenth_round_clauses_that_name_their_own_rows() -> None:
+    book = (
+        "time | patient | dentist | treatment\n09:15 | Lin Wei | Dr Okoro | filling\n"
+        "11:00 | Sam Hart | Dr Okoro | extraction\n14:30 | Ama Boateng | Dr Vale | check-up"
+    )
+    both = "Dr Okoro sees Lin Wei at 09:15 for a filling and Sam Hart at 11:00 for an extraction."
+    found = row_check(both, read_values(both), book)
+    assert not found.missing and not found.other_row  # the dentist both rows share names neither
+    swapped = "Dr Okoro sees Lin Wei at 11:00 for a filling."
+    assert row_check(swapped, read_values(swapped), book).other_row == ("11:00",)
+    # identifiers name a clause's row too
+    faults = "unit | bay | faults\nFE-11 | B2 | 3\nFE-14 | B5 | 1\nFE-20 | B7 | 0"
+    listed = "3 on FE-11 (B2), 1 on FE-14 (B5)"
+    found = row_check(listed, read_values(listed), faults)
+    assert not found.missing and not found.other_row
+
+
+def test_nineteenth_round_a_count_the_rows_bear_out_is_no_value_from_another_row() -> None:
+    vans = (
+        "plate | model | keeper\nVX12 ABC | Transit | Mira Holt\nVX19 DEF | Vivaro | Mira Holt\n"
+        "LK70 GHJ | Ducato | Oren Pike"
+    )
+    claim = "2 vans are kept by Mira Holt: VX12 ABC and VX19 DEF."
+    found = support_signals(claim, vans, vans, vans, [vans], structured=True)
+    assert found.conflict is None and not found.row.other_row
+    # a day of the month before a verb is a date, not a count
+    assert [v.kind for v in read_values("The auction on the 9th starts at 10:00.")] == [
+        "date",
+        "time",
+    ]

@@ -70,12 +70,16 @@ _PAIRS: tuple[tuple[str, str], ...] = (
 )
 #: word → the set of its antonyms.
 ANTONYMS: dict[str, frozenset[str]] = {}
+#: word → the words of its own side of a pair ("unpaid" → "outstanding", "overdue").
+_ALIKE: dict[str, frozenset[str]] = {}
 for _a, _b in _PAIRS:
     _left, _right = frozenset(_a.split()), frozenset(_b.split())
     for _w in _left:
         ANTONYMS[_w] = ANTONYMS.get(_w, frozenset()) | _right
+        _ALIKE[_w] = _ALIKE.get(_w, frozenset()) | _left
     for _w in _right:
         ANTONYMS[_w] = ANTONYMS.get(_w, frozenset()) | _left
+        _ALIKE[_w] = _ALIKE.get(_w, frozenset()) | _right
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _NEGATION = re.compile(
@@ -194,6 +198,43 @@ def negates(text: str) -> bool:
     return _NEGATION.search(text) is not None
 
 
+#: What a negating word's scope runs to: the end of its clause.
+_SCOPE_END = re.compile(r"[,;:.!?()\[\]\n]|\s[-–—]\s|\b(?:and|but|or|so|while|whereas)\b")
+#: "has not been calibrated since 30 January": the last time something happened, no negation.
+_SINCE = re.compile(r"^(?:\W*\w+\W+){0,4}?since\b", re.IGNORECASE)
+
+
+def _about(text: str, other: str) -> bool:
+    """Whether ``text`` has a negating word whose scope says something ``other`` speaks of.
+
+    A negation's scope is the rest of its clause (six words at most). It speaks of
+    ``other`` when one of its content words, or a word of the same or the opposite side of
+    an antonym pair, is in ``other`` (by :func:`_stem`); a scope of no content words
+    ("It is not.") always does. A negation whose scope ``other`` never mentions ("its status
+    is perhaps not a surprise" against a status field; "bikes not collected within 14 days"
+    against a claim that says nothing of collecting) negates nothing the two sides share.
+    "not … since <a time>" states when something last happened and is no negation."""
+    other_words = set(_words(other))
+    other_stems = {_stem(w) for w in other_words}  # field names too: "trips_24h"
+    for m in _NEGATION.finditer(text):
+        rest = text[m.end() :]
+        end = _SCOPE_END.search(rest)
+        scope = rest[: end.start()] if end else rest
+        if _SINCE.match(scope):
+            continue
+        terms = [t for t in _words(scope)[:6] if t in content_terms(t)]
+        if not terms:
+            return True
+        for t in terms:
+            if (
+                _stem(t) in other_stems
+                or _ALIKE.get(t, frozenset()) & other_words
+                or ANTONYMS.get(t, frozenset()) & other_words
+            ):
+                return True
+    return False
+
+
 def _words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
@@ -303,6 +344,24 @@ def _says_none(claim: str, unit: str) -> bool:
     )
 
 
+def _zero_field_words(unit: str) -> set[str]:
+    """The words that ``unit`` has only in the names of fields whose value is ``0``,
+    ``none``, ``no`` or ``false`` (``fee_paid_gbp: 0.00``): such a field says the opposite of
+    its name, so "paid" there affirms nothing ("the fee's still unpaid")."""
+    named: set[str] = set()
+    said: list[str] = []
+    for part in re.split(r"[;\n]", unit):
+        kv = field(part)
+        if kv is not None and (
+            _YES_NO.get(kv[1].strip().casefold()) is False or _NONE.match(kv[1].strip())
+        ):
+            named.update(_words(kv[0].replace("_", " ")))
+            said.append(kv[1])
+        else:
+            said.append(part)
+    return named - set(_words(" ".join(said)))
+
+
 @dataclass(frozen=True)
 class Polarity:
     """``negation``: one side negates and the other does not, over a shared predicate
@@ -331,15 +390,16 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     claim_words = set(_words(said_c))
     unit_words = set(_words(said_u if about == unit else _one_negative_form(claim, unit)[1]))
     shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
-    neg_c = negates(said_c)
-    neg_u = negates(said_u)
+    neg_c = _about(said_c, unit)
+    neg_u = _about(said_u, said_c)
     negation = neg_c != neg_u and len(shared) >= 2 and not (fields and _says_none(claim, unit))
     antonym: tuple[str, str] | None = None
+    affirmed = unit_words - _zero_field_words(unit)
     for w in sorted(claim_words):
         opposite = ANTONYMS.get(w)
-        if not opposite or w in unit_words:
+        if not opposite or _ALIKE.get(w, frozenset({w})) & unit_words:
             continue
-        hit = sorted(opposite & unit_words)
+        hit = sorted(opposite & affirmed)
         if hit and not (opposite & claim_words):
             antonym = (w, hit[0])
             break

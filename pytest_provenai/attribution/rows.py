@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.attribution.protected import content_terms
-from pytest_provenai.attribution.values import Value, ValueMatch, match_values
+from pytest_provenai.attribution.values import Value, ValueMatch, match_values, read_values
 
 __all__ = [
     "RowCheck",
@@ -65,6 +65,14 @@ def _flatten(obj: Any, prefix: str = "") -> list[str]:
 
 
 def _json_records(text: str) -> list[str] | None:
+    found = _json_parts(text)
+    return None if found is None else found[0]
+
+
+def _json_parts(text: str) -> tuple[list[str], bool] | None:
+    """A JSON output's records, and whether the first of them is the object's own fields
+    around its one list of records (its head: ``"participant": "P-0419"`` beside its
+    ``"events"``), or None for anything but JSON."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{":
         return None
@@ -78,10 +86,10 @@ def _json_records(text: str) -> list[str] | None:
         if len(lists) == 1:
             head = {k: v for k, v in data.items() if v is not lists[0]}
             rows = ["\n".join(_flatten(x)) for x in lists[0]]
-            return ["\n".join(_flatten(head)), *rows] if head else rows
-        return ["\n".join(_flatten(data))]
+            return (["\n".join(_flatten(head)), *rows], True) if head else (rows, False)
+        return ["\n".join(_flatten(data))], False
     if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
-        return ["\n".join(_flatten(x)) for x in data]
+        return ["\n".join(_flatten(x)) for x in data], False
     return None
 
 
@@ -178,6 +186,28 @@ def records(text: str) -> list[str] | None:
     return _table_records(lines) or _csv_records(lines) or _kv_records(lines)
 
 
+def _records_and_heads(text: str) -> tuple[list[str] | None, set[int]]:
+    """:func:`records`, and the positions of those said of every other record: a JSON
+    object's own fields around its list, and the leading records of a ``key: value``
+    document that hold no field (its title: "PROTOCOL CTX-4471, AMENDMENT 3 (…)")."""
+    found = _json_parts(text)
+    if found is not None:
+        return found[0], ({0} if found[1] else set())
+    lines = text.split("\n")
+    table = _table_records(lines) or _csv_records(lines)
+    if table is not None:
+        return table, set()
+    blocks = _kv_records(lines)
+    if blocks is None:
+        return None, set()
+    heads: set[int] = set()
+    for i, block in enumerate(blocks):
+        if any(field(line) for line in block.split("\n")):
+            break
+        heads.add(i)
+    return blocks, heads
+
+
 def tabular_records(text: str) -> list[str] | None:
     """The records of a JSON output, a pipe table or CSV (as :func:`records` writes them:
     each row's cells under their headers, ``header: cell`` lines), or None for anything else —
@@ -224,12 +254,14 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     names that row too ("used in January: WM-4 41.5 m³; WM-9 30.2 m³"). One-line records above
     the first data row (a caption: "Spring Series 2033 - Race 5 - Sun 2033-04-27") are read
     with every row."""
-    rows = records(source_text)
-    if rows is None or len(rows) < 2:
+    rows, heads = _records_and_heads(source_text)
+    if rows is None or len(rows) - len(heads) < 2:
         return RowCheck(False)
-    data = [i for i, r in enumerate(rows) if "\n" in r.strip()]
-    table_level = [i for i in range(len(rows)) if i not in data] if len(data) >= 2 else []
-    candidates = data if table_level else list(range(len(rows)))
+    data = [i for i, r in enumerate(rows) if "\n" in r.strip() and i not in heads]
+    table_level = (
+        [i for i in range(len(rows)) if i not in data and i not in heads] if len(data) >= 2 else []
+    )
+    candidates = data if table_level else [i for i in range(len(rows)) if i not in heads]
     # the entity is named by words and identifiers, never by the values under check
     # (a value no library reads, "59:40", is a value too; a word kept as text is a name)
     named = cut_values(
@@ -247,7 +279,8 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     distinctive = {t for t in terms if any(t in rt for rt in cand_terms)} - common
     # one-line records above the first data row are its caption ("Race 5 - Sun 2033-04-27"):
     # they are said of every row
-    caption = "".join(f"\n{rows[i]}" for i in table_level if data and i < min(data))
+    caption = "".join(f"\n{rows[i]}" for i in sorted(heads))
+    caption += "".join(f"\n{rows[i]}" for i in table_level if data and i < min(data))
     matches = [
         match_values(values, r + (caption if i in candidates else ""), missing_quantity_unit=True)
         for i, r in enumerate(rows)
@@ -311,6 +344,13 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     for i in sorted(listed):
         row += f"\n{rows[i]}"
         absent = [k for k in absent if not matches[i][k].present]
+    if entity:
+        for i in table_level:
+            for k in list(absent):
+                part = _labelled(content, values[k], rows[i])
+                if part is not None:
+                    row += f"\n{part}"
+                    absent.remove(k)
     if _CHANGE.search(content):
         # "dropped from 1.048 to 1.030" by day 3: the value it changed from is an earlier
         # row's (a table's row above the claim's), or another record's ("down to 287 from
@@ -396,23 +436,80 @@ def _clause_rows(
     """Rows that a clause of the claim names for itself: "Water charge: £9.50; membership:
     £5." gives each item its amount. A missing value's clause (between commas and
     semicolons, dashes, "and", "but", "while": "SC-102 is the gala while SC-104 is on
-    sale") that names words of another row holding the value, and none that only the claim's
-    row has, speaks of that row; a clause that also names the claim's row ("Tomasz
-    paid £24.50 through ParentPay") does not."""
+    sale") that names another row holding the value — by words or identifiers that row has
+    and the claim's row lacks ("… and Delphine Marchbank at 10:30", "1 on EHU-C5") — and
+    nothing that only the claim's row has, speaks of that row; a clause that also names the
+    claim's row ("Tomasz paid £24.50 through ParentPay") does not. Words both rows have (the
+    clinician of two appointments) name neither."""
     out: set[int] = set()
     blank = cut_values(content, values, keep_offsets=True)  # clause offsets still hold
     for k in absent:
         start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
-        clause = blank[start:end]
-        own = content_terms(clause) & distinctive
-        if not own or own & row_terms[best]:
-            continue
+        own = content_terms(blank[start:end]) & distinctive
+        ids = [
+            j
+            for j, v in enumerate(values)
+            if j != k and v.kind == "identifier" and start <= v.span[0] and v.span[1] <= end
+        ]
+
         out.update(
             i
             for i in range(len(row_terms))
-            if i != best and own & row_terms[i] and matches[i][k].present
+            if i != best
+            and matches[i][k].present
+            and _names_over(own, ids, row_terms, matches, i, best)
+            and not _names_over(own, ids, row_terms, matches, best, i)
         )
     return out
+
+
+def _names_over(
+    own: set[str],
+    ids: Sequence[int],
+    row_terms: Sequence[set[str]],
+    matches: Sequence[Sequence[ValueMatch]],
+    i: int,
+    j: int,
+) -> bool:
+    """Whether a clause (its words ``own``, the positions ``ids`` of its identifiers) names
+    row ``i`` by something row ``j`` lacks."""
+    return bool(own & (row_terms[i] - row_terms[j])) or any(
+        matches[i][x].present and not matches[j][x].present for x in ids
+    )
+
+
+def _labelled(content: str, value: Value, line: str) -> str | None:
+    """The part of a table's totals ``line`` (between ``|``, ``;`` and commas) that holds
+    ``value`` under a word the claim writes beside it ("1st of 6 entries" against ``entries
+    6 | finishers 5``), or None: a total the claim names by its label is said of the
+    table, whichever row the claim is about."""
+    blank = cut_values(content, [value], keep_offsets=True)
+    near = (
+        _WORDS_NEAR.findall(blank[: value.span[0]])[-2:]
+        + _WORDS_NEAR.findall(blank[value.span[1] :])[:2]
+    )
+    said = {w.casefold() for w in near}
+    for part in re.split(r"[|;,]", line):
+        found = [v for v in read_values(part) if match_values([value], v.text)[0].present]
+        if len(found) != 1:
+            continue
+        label = cut_values(part, found).strip()
+        # the label alone: a word or two, no identifier, no other value ("entries 6", not
+        # "WM-9 30.2 m³"), every word of it beside the value in the claim — and no total
+        # ("total loaves: 135" is the sum over rows, not said of one)
+        words = _WORDS_NEAR.findall(label)
+        if (
+            _LABEL.fullmatch(label)
+            and words
+            and {w.casefold() for w in words} <= said
+            and not _TOTAL.search(label)
+        ):
+            return part.strip()
+    return None
+
+
+_WORDS_NEAR = re.compile(r"[^\W\d_]+")
+_LABEL = re.compile(r"[^\W\d_]+(?:\s+[^\W\d_]+)?\s*:?\s*")
 
 
 def cut_values(text: str, values: Sequence[Value], *, keep_offsets: bool = False) -> str:

@@ -178,7 +178,11 @@ def support_signals(
     values_all = _without(check_values(content, all_texts), counts)
     row = row_check(content, read, source_text)
     if counts and row.structured:
-        row = replace(row, missing=tuple(v for v in row.missing if v not in counts))
+        row = replace(
+            row,
+            missing=tuple(v for v in row.missing if v not in counts),
+            other_row=tuple(v for v in row.other_row if v not in counts),
+        )
     unit = row.row if row.structured else best_chunk
     pol = polarity(content, unit, fields=not counts_rows(content, read))
     record = None if row.structured else _one_record(source_text)

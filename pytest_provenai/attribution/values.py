@@ -174,7 +174,10 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:(?<=\bon the )|(?<=\bby the )|(?<=\bsince the )|(?<=\buntil the )"
             r"|(?<=\bfrom the )|(?<=\btill the )|(?<=\bbefore the )|(?<=\bafter the ))"
             r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)—–]|$|\s+(?:and|at|to|in|"
-            r"when|but|so|or|from|until|till|with)\b))",
+            r"when|but|so|or|from|until|till|with"
+            # a verb after it ("the showing on the 14th starts at 19:45"), not a noun
+            r"|is|was|are|were|will|would|has|had|starts?|begins?|opens?|closes?|ends?"
+            r"|runs?|kicks?|falls?|finishes)\b))",
             re.IGNORECASE,
         ),
     ),
