@@ -784,3 +784,11 @@ def test_eighteenth_round_cue_shapes(text: str, family: str, phrase: str | None)
 )
 def test_eighteenth_round_shapes_that_state_no_source(text: str) -> None:
     assert find_attribution(text, TOOLS).status != "stated", text
+
+
+def test_nineteenth_round_an_ampersand_inside_a_source_name() -> None:
+    tools = {"get_hire_terms": "document", "get_booking": "record"}
+    text = "If you cancel late, the T&Cs say the deposit is kept."
+    claim = claim_at(text, (0, len(text.encode())), tools)
+    assert claim.attribution.family == "document"
+    assert "T&Cs" not in claim.content

@@ -111,7 +111,8 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
             "regulations regulation rulebook brochure leaflet faq specification procedure "
             "procedures notice memo minutes charter code constitution bylaws "
             "instructions paper passage chapter section clause appendix schedule "
-            "tariff notes note sop protocol formulary amendment amendments addendum".split()
+            "tariff notes note sop protocol formulary amendment amendments addendum "
+            "t&c t&cs ts&cs".split()
         ),
         frozenset(
             "report reports page pages text wording licence licences license licenses "
@@ -372,7 +373,7 @@ def _np_words(phrase: str) -> list[str]:
     """Lower-cased content words of a noun phrase, determiners and possessive marks cut,
     ``of`` kept as a separator."""
     out: list[str] = []
-    for m in re.finditer(r"[^\W_][\w\-]*", phrase.replace("’", "'")):
+    for m in re.finditer(r"[^\W_](?:[\w\-]|&(?=[^\W_]))*", phrase.replace("’", "'")):
         w = m.group(0).lower()
         if w in ("the", "a", "an", "this", "that", "these", "those", "your", "our", "its"):
             continue
@@ -689,7 +690,8 @@ _PHRASAL_HEAD = frozenset(
     "turn turns turned call calls called set sets point points came comes".split()
 )
 _PHRASAL_TAIL = frozenset("up for out to".split())
-_TOKEN = re.compile(r"[^\W_][\w\-./]*(?:['’]s\b)?")
+#: A word: letters, digits, and "-", ".", "/" inside it; "&" between letters ("T&Cs").
+_TOKEN = re.compile(r"[^\W_](?:[\w\-./]|&(?=[^\W_]))*(?:['’]s\b)?")
 _GAP = re.compile(r"[ \t]*")
 
 Token = tuple[str, int, int]  # (lower-cased word without a possessive 's, start, end)
