@@ -191,6 +191,8 @@ def test_overlap_and_rescue() -> None:
     # a monthly amount is read as a rate and shown whole; against the record's plain amount
     # the amounts as written are compared
     assert fee.values == ("24.50 EUR a month",) and rescue(fee, 0.6, structured=True)
+    # with its values all present, half of a claim's words in the row is enough
+    assert rescue(fee, 0.5, structured=True) and not rescue(fee, 0.49, structured=True)
     wrong = check_values("Velmora pays 42.50 EUR a month.", RECORD)
     assert wrong.conflicting == ("42.50 EUR a month",) and not rescue(wrong, 0.9, structured=True)
     assert not rescue(check_values("Velmora pays 42.50 EUR.", RECORD), 0.9, structured=True)

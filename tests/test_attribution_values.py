@@ -999,3 +999,18 @@ def test_nineteenth_round_a_count_the_rows_bear_out_is_no_value_from_another_row
         "date",
         "time",
     ]
+
+
+def test_nineteenth_round_a_minus_sign_and_a_bare_c_or_f() -> None:
+    # a minus sign is part of the value: -5 is no 5, either way round
+    assert present("The low was -5 °C.", "overnight low: 5 °C") == [False]
+    assert present("The low was 5 °C.", "overnight low: -5 °C") == [False]
+    assert present("The low was -5 °C.", "overnight low: -5 °C") == [True]
+    freezer = "FZ-3 | 06:00 | 18.5"
+    assert present("Freezer FZ-3 read -18.5 at 06:00.", freezer) == [True, False, True]
+    # ... and a dash between two numbers is a range, not a sign
+    assert present("Dose 6-8 mg.", "dose: 6-8 mg") == [True, True]
+    # a capital C or F alone after a number is degrees
+    assert present("The kiln peaked at 1,220 C.", "kiln_peak_c: 1220") == [True]
+    assert present("Core temp -40.0 F.", "core_temp_c: -40.0") == [True]  # the same point
+    assert present("Core temp -20.0 F.", "core_temp_c: -20.0") == [False]

@@ -447,8 +447,9 @@ def _money_rate(
 
 def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | None:
     unit = unit_text.strip().strip("-").strip()
-    unit = re.sub(r"^°\s?C$", "degC", unit)
-    unit = re.sub(r"^°\s?F$", "degF", unit)
+    # "°C", and a capital C or F alone after a number ("-95.2 C"): degrees, not coulombs
+    unit = re.sub(r"^(?:°\s?)?C$", "degC", unit)
+    unit = re.sub(r"^(?:°\s?)?F$", "degF", unit)
     unit = re.sub(r"\s+an?\s+", " / ", unit)
     unit = re.sub(r"\s+per\s+", " / ", unit)
     if not unit or unit.split()[0].casefold() in _NOT_UNITS:
@@ -974,10 +975,16 @@ def _within(a: Value, b: Value) -> bool:
 def _same(a: Value, b: Value) -> bool:
     """Whether evidence value ``b`` states claim value ``a`` (a pound amount as mass or as
     GBP; within ``a``'s bound when it has one)."""
+    if a.kind in _SIGNED and b.kind in _SIGNED and _negative(a) != _negative(b):
+        return False  # "-5 °C" is no 5 °C, "-88.0" no 88.0
     if a.bound is not None:
         return _within(a, b)
     sa, sb = _sterling(a), _sterling(b)
     return _same_as_written(a, b) or ((sa, sb) != (a, b) and _same_as_written(sa, sb))
+
+
+#: Kinds whose number a minus sign before it negates (:func:`_negative`).
+_SIGNED = frozenset({"number", "quantity"})
 
 
 def _same_as_written(a: Value, b: Value) -> bool:
@@ -1379,7 +1386,12 @@ def match_values(
                 # "BW 31.4 kg" against ``bodyweight_kg: 31.4`` beside "0.2 mg/kg"
                 present = _in_header_unit(v, have, folded)
             else:
-                present = any(b.kind == "number" and _near(b.key, v.key[2], v.bound) for b in have)
+                present = any(
+                    b.kind == "number"
+                    and _near(b.key, v.key[2], v.bound)
+                    and _negative(b) == _negative(v)
+                    for b in have
+                )
                 own_named, other_named = _header_units(v, folded) if present else (False, False)
                 # "9,860 miles" against a column "odometer_km | 9,860": another unit's number
                 other_unit = present and other_named and not own_named
