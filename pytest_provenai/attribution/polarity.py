@@ -5,6 +5,12 @@ negated by a prefix ("refundable" / "non-refundable", "locked" / "unlocked"), an
 that negates a yes/no field of a record ("has no courier requirement" / ``courier required:
 yes``) or affirms one that is ``no``.
 
+A negation counts only over what the other side speaks of (:func:`_about`: "its status is
+perhaps not a surprise" negates nothing a status field says; "has not been serviced since
+2031-05-02" says when it last was). A word is no antonym of a unit that also says a word of
+its own side ("overdue" beside ``status: outstanding``), nor of a word the unit has only in
+the name of a field that holds nothing (``fee_paid_gbp: 0``).
+
 The antonym list is written for this project (:data:`ANTONYMS`): common English opposites
 of decisions, states, directions and comparisons, each a pair of word groups (inflections
 listed). No maintained lexicon installs from PyPI with its data: WordNet (``nltk``,

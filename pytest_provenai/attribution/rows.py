@@ -19,7 +19,10 @@ Prose (anything else) gives ``None``: it is checked as a whole, as before.
 :func:`row_check` finds the claim's row — the record holding most of the claim's
 *distinctive* terms (terms some records have and others do not: the entity), then most of
 its values — and reports which of the claim's values that row lacks and which of those
-another row holds (a value taken from another row). Values the claim lists together ("on 1
+another row holds (a value taken from another row). Some records are said of every row: a
+table's caption, a JSON object's own fields around its list of records, a ``key: value``
+document's title; a totals line's value counts for a claim that names it by its label
+("1st of 6 entries" against ``entries 6``). Values the claim lists together ("on 1
 and 2 November") may each be in a row of its own, when those rows say the same of them.
 Pure Python.
 """
