@@ -182,11 +182,7 @@ def _kv_records(lines: list[str]) -> list[str] | None:
 
 def records(text: str) -> list[str] | None:
     """The records of a structured output, or None for prose (see the module docstring)."""
-    found = _json_records(text)
-    if found is not None:
-        return found
-    lines = text.split("\n")
-    return _table_records(lines) or _csv_records(lines) or _kv_records(lines)
+    return _records_and_heads(text)[0]
 
 
 def _records_and_heads(text: str) -> tuple[list[str] | None, set[int]]:
@@ -454,7 +450,6 @@ def _clause_rows(
             for j, v in enumerate(values)
             if j != k and v.kind == "identifier" and start <= v.span[0] and v.span[1] <= end
         ]
-
         out.update(
             i
             for i in range(len(row_terms))
