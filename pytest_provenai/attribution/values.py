@@ -1190,7 +1190,18 @@ def _to_base(unit: str) -> tuple[float, float] | None:
 def _negative(v: Value) -> bool:
     """Whether a minus sign is written just before ``v``'s number ("| -193.4", "at -95.2 C";
     not the dash of a range or a code, "10-12", "AX-12")."""
-    return re.search(r"(?:^|[\s|:,;(=\[])[-−]$", v.lead) is not None
+    return _minus_before(v.lead)
+
+
+_MINUS = re.compile(r"(?:^|[\s|:,;(=\[])[-−]$")
+
+
+@lru_cache(maxsize=8192)
+def _minus_before(lead: str) -> bool:
+    """:func:`_negative` of a value's lead, read once per lead: every claim value is compared
+    with every evidence value, so the same leads come round thousands of times (bounded:
+    leads are as many as the evidence's values)."""
+    return _MINUS.search(lead) is not None
 
 
 def _decimals(text: str) -> int:
