@@ -1014,3 +1014,41 @@ def test_nineteenth_round_a_minus_sign_and_a_bare_c_or_f() -> None:
     assert present("The kiln peaked at 1,220 C.", "kiln_peak_c: 1220") == [True]
     assert present("Core temp -40.0 F.", "core_temp_c: -40.0") == [True]  # the same point
     assert present("Core temp -20.0 F.", "core_temp_c: -20.0") == [False]
+
+
+def test_twentieth_round_a_value_of_one_record_said_of_its_sibling() -> None:
+    # two records of one lookup (a household's two boiler visits): a claim that names one
+    # visit by what only that record has and gives it the other visit's value
+    first = (
+        "visit: BV-2041\nhousehold: Orrin Castellane\nappliance: Vellmark Combi 24\n"
+        "engineer: Sunniva Pratt\ncharge: 96.00 EUR\nstatus: part ordered"
+    )
+    second = (
+        "visit: BV-2048\nhousehold: Orrin Castellane\nappliance: Dorrow wall heater (hall)\n"
+        "engineer: Sunniva Pratt\ncharge: 35.00 EUR\nstatus: fixed"
+    )
+
+    def signals(claim: str) -> tuple[str | None, tuple[str, ...]]:
+        found = support_signals(
+            claim, first, first, first, [first, second], structured=True, siblings=[second]
+        )
+        return found.conflict, found.row.other_row
+
+    # the wall heater is the second visit's; 96.00 EUR is the first's charge
+    assert signals("The wall heater visit was charged at 96.00 EUR.") == (
+        "value_from_other_row",
+        ("96.00 EUR",),
+    )
+    # the first visit's own appliance, or words both records share, name no other record
+    assert signals("The Combi 24 visit was charged at 96.00 EUR.") == (None, ())
+    assert signals("Orrin Castellane's visit by Sunniva Pratt came to 96.00 EUR.") == (None, ())
+    # without a sibling of the same tool there is nothing to compare
+    alone = support_signals(
+        "The wall heater visit was charged at 96.00 EUR.",
+        first,
+        first,
+        first,
+        [first],
+        structured=True,
+    )
+    assert alone.conflict is None

@@ -483,6 +483,7 @@ def prepare_claims(
             parts[best],
             all_texts,
             structured=ev.structured,
+            siblings=[e.text for e in evidence.items if e.tool == ev.tool and e is not ev],
         )
         ratio, mean = encoder.align(claim.content, premise_chunks)
         extra_features: dict[str, float] = {}

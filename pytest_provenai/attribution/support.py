@@ -50,6 +50,7 @@ from pytest_provenai.attribution.rows import (
     records,
     row_check,
 )
+from pytest_provenai.attribution.values import Value, match_values
 
 __all__ = [
     "CONFLICT_REASONS",
@@ -138,6 +139,28 @@ def _one_record(source_text: str) -> str | None:
     return found[0] if found is not None and len(found) == 1 and "\n" in found[0] else None
 
 
+def sibling_values(
+    content: str, values: Sequence[Value], source_text: str, siblings: Sequence[str]
+) -> tuple[str, ...]:
+    """Claim values a one-record source holds that the claim gives another record of the
+    same tool: the claim names a sibling record (one more of the same lookup: the other bike
+    of a customer's two tickets) by words or identifiers only that record has, and its values
+    are the routed record's, not the named one's ("The Pip's quote came to 189.50 GBP"
+    against the Pip's ticket quoting 42.00 GBP and another ticket quoting 189.50 GBP). The
+    records are read as the rows of one table (:func:`.rows.row_check`)."""
+    own = _one_record(source_text)
+    if own is None or not values:
+        return ()
+    others = [r for r in map(_one_record, siblings) if r is not None]
+    if not others:
+        return ()
+    check = row_check(content, values, "\n\n".join([own, *others]))
+    if not check.structured or check.row == own or check.row.startswith(own + "\n"):
+        return ()
+    held = {m.value.text for m in match_values(values, own) if m.present}
+    return tuple(v for v in check.other_row if v in held)
+
+
 def names(content: str) -> list[str]:
     """The claim's names: capitalised words not opening the claim, and identifiers."""
     out = []
@@ -170,6 +193,7 @@ def support_signals(
     all_texts: Sequence[str],
     *,
     structured: bool,
+    siblings: Sequence[str] = (),
 ) -> SupportSignals:
     """The signals of one claim's ``content`` (attribution phrase stripped)."""
     read = claim_values(content)
@@ -194,7 +218,9 @@ def support_signals(
             negation = pol.negation or whole.flag is not None
             pol = replace(pol, antonym=whole.antonym, flag=whole.flag, negation=negation)
     if not row.structured:
-        from_line = log_other_line(content, read, source_text)
+        from_line = log_other_line(content, read, source_text) or sibling_values(
+            content, read, source_text, siblings
+        )
         if from_line:
             row = replace(row, other_row=from_line)
     conflict: str | None = None
