@@ -1052,3 +1052,14 @@ def test_twentieth_round_a_value_of_one_record_said_of_its_sibling() -> None:
         structured=True,
     )
     assert alone.conflict is None
+
+
+def test_twentieth_round_a_value_closes_a_negations_scope() -> None:
+    rule = "Kayaks not returned within 2 hours of the hire slip incur a late fee of 8 EUR per hour."
+    # the rule negates returning within two hours; "the hire slip" is outside its scope
+    claim = "Kayaks kept more than two hours past the hire slip are charged 8 EUR an hour."
+    assert not polarity(claim, rule).negation
+    # ... a claim that speaks of returning them within the two hours still meets it
+    assert polarity("Kayaks returned within 2 hours are charged a late fee.", rule).negation
+    # a scope of values alone still negates them
+    assert polarity("The hire is not 2 hours.", "hire: 2 hours").negation

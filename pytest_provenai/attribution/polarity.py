@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pytest_provenai.attribution.protected import content_terms
-from pytest_provenai.attribution.rows import field
+from pytest_provenai.attribution.rows import cut_values, field
+from pytest_provenai.attribution.values import read_values
 
 __all__ = ["ANTONYMS", "Polarity", "negates", "polarity"]
 
@@ -219,7 +220,9 @@ def _about(text: str, other: str) -> bool:
     ("It is not.") always does. A negation whose scope ``other`` never mentions ("its status
     is perhaps not a surprise" against a status field; "bikes not collected within 14 days"
     against a claim that says nothing of collecting) negates nothing the two sides share.
-    "not … since <a time>" states when something last happened and is no negation."""
+    "not … since <a time>" states when something last happened and is no negation. A value
+    ends the scope ("not collected within 14 days | of the ready notice"), and its words
+    count only when the scope has no others."""
     other_words = set(_words(other))
     other_stems = {_stem(w) for w in other_words}  # field names too: "trips_24h"
     for m in _NEGATION.finditer(text):
@@ -228,7 +231,14 @@ def _about(text: str, other: str) -> bool:
         scope = rest[: end.start()] if end else rest
         if _SINCE.match(scope):
             continue
-        terms = [t for t in _words(scope)[:6] if t in content_terms(t)]
+        found = read_values(scope)
+        if found:  # a value closes the scope: "not collected within 14 days | of the …"
+            scope = scope[: found[0].span[1]]
+        words = _words(scope)[:6]
+        # a value's words ("within 14 days") say how much, not what is negated
+        said = set(_words(cut_values(scope, found[:1])))
+        terms = [t for t in words if t in content_terms(t)]
+        terms = [t for t in terms if t in said] or terms
         if not terms:
             return True
         for t in terms:
