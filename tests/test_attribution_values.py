@@ -1063,3 +1063,42 @@ def test_twentieth_round_a_value_closes_a_negations_scope() -> None:
     assert polarity("Kayaks returned within 2 hours are charged a late fee.", rule).negation
     # a scope of values alone still negates them
     assert polarity("The hire is not 2 hours.", "hire: 2 hours").negation
+
+
+def test_twentieth_round_an_identifier_the_call_asked_for() -> None:
+    rows = "day | kwh | stop\n2040-01-05 | 61.2 | none\n2040-01-06 | 12.5 | 06:10"
+    asked = "sql: SELECT day, kwh, stop FROM daily WHERE pump = 'PS-14'"
+
+    def missing(claim: str, source: str = rows, asked: str = asked) -> tuple[str, ...]:
+        found = support_signals(
+            claim, source, source, source, [source], structured=True, asked=asked
+        )
+        return (*found.values.missing, *found.names_missing)
+
+    # the rows of a query for PS-14 are PS-14's, though no row repeats it
+    assert missing("PS-14 used 12.5 kWh on 6 January 2040.") == ()
+    # ... not another pump's, nor PS-14's when the call asked for nothing
+    assert "PS-15" in missing("PS-15 used 12.5 kWh on 6 January 2040.")
+    assert "PS-14" in missing("PS-14 used 12.5 kWh on 6 January 2040.", asked="")
+    # an output that states its identifiers settles them by its rows
+    listed = "pump | kwh\nPS-14 | 61.2\nPS-15 | 12.5"
+    found = support_signals(
+        "PS-14 used 12.5 kWh.",
+        listed,
+        listed,
+        listed,
+        [listed],
+        structured=True,
+        asked="sql: SELECT * FROM daily WHERE pump IN ('PS-14')",
+    )
+    assert found.conflict == "value_from_other_row"
+
+
+def test_twentieth_round_a_count_of_which_the_rows_bear_out() -> None:
+    kit = "item | state\nrope | ok\nharness | ok\nhelmet | worn\ncarabiner | ok"
+    assert counted(
+        "Four items, three of which are ok.", read_values("Four items, three of which are ok."), kit
+    ) == ("Four", "three")
+    assert counted(
+        "Four items, two of which are ok.", read_values("Four items, two of which are ok."), kit
+    ) == ("Four",)

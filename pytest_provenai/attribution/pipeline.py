@@ -484,6 +484,7 @@ def prepare_claims(
             all_texts,
             structured=ev.structured,
             siblings=[e.text for e in evidence.items if e.tool == ev.tool and e is not ev],
+            asked=ev.asked,
         )
         ratio, mean = encoder.align(claim.content, premise_chunks)
         extra_features: dict[str, float] = {}

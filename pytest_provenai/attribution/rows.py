@@ -576,7 +576,9 @@ def _listed_rows(
     return out
 
 
-_COUNT_OF = re.compile(r"\s+of\s+(?:the|its|their|our|his|her|these|those)\b", re.IGNORECASE)
+_COUNT_OF = re.compile(
+    r"\s+of\s+(?:the|its|their|our|his|her|these|those|which|whom)\b", re.IGNORECASE
+)
 
 
 def field(line: str) -> tuple[str, str] | None:

@@ -194,10 +194,23 @@ def support_signals(
     *,
     structured: bool,
     siblings: Sequence[str] = (),
+    asked: str = "",
 ) -> SupportSignals:
-    """The signals of one claim's ``content`` (attribution phrase stripped)."""
+    """The signals of one claim's ``content`` (attribution phrase stripped). ``siblings``:
+    the other outputs of the routed source's tool (:func:`sibling_values`); ``asked``: the
+    routed call's arguments (an identifier asked for is present in a structured output)."""
     read = claim_values(content)
     counts = counted(content, read, source_text)
+    if structured and asked:
+        # an identifier the call asked for is what its output is about ("CB-T04" of a query
+        # ``WHERE turbine = 'CB-T04'`` whose rows never repeat it); one the output states
+        # is its rows' to settle
+        ids = [
+            m.value
+            for m in match_values([v for v in read if v.kind == "identifier"], source_text)
+            if not m.present
+        ]
+        counts += tuple(m.value.text for m in match_values(ids, asked) if m.present)
     values = _without(check_values(content, premise), counts)
     values_all = _without(check_values(content, all_texts), counts)
     row = row_check(content, read, source_text)
@@ -232,7 +245,7 @@ def support_signals(
         conflict = "antonym_conflict"
     elif row.swapped:
         conflict = "value_from_other_row"
-    folded_source = " ".join(source_text.split()).casefold()
+    folded_source = " ".join(f"{source_text} {asked if structured else ''}".split()).casefold()
     named = content
     for v in sorted(claim_values(content), key=lambda v: -v.span[0]):
         if v.kind not in ("identifier", "text"):

@@ -180,6 +180,9 @@ class Evidence:
     text: str
     sha256: str
     call: int
+    asked: str = ""
+    """The call's arguments as ``key: value`` lines: what the output was asked to be about
+    (the turbine of a query's ``WHERE turbine = 'CB-T04'``, the ticket of a lookup)."""
 
     @property
     def structured(self) -> bool:
@@ -245,7 +248,8 @@ def collect_evidence(calls: Sequence[ToolCall], families: Mapping[str, str]) -> 
                 continue
             if output.source and source != output.source:
                 conflicts.append(output.source)
+            asked = "\n".join(f"{k}: {v}" for k, v in sorted(call.arguments.items()))
             items.append(
-                Evidence(source, call.tool, family, output.text, output.sha256, call.index)
+                Evidence(source, call.tool, family, output.text, output.sha256, call.index, asked)
             )
     return EvidenceSet(tuple(items), tuple(dict.fromkeys(conflicts)))
