@@ -10,7 +10,13 @@ import pytest
 from pytest_provenai.attribution.decompose import claim_at
 from pytest_provenai.attribution.polarity import ANTONYMS, polarity
 from pytest_provenai.attribution.protected import check_values
-from pytest_provenai.attribution.rows import counted, log_other_line, records, row_check
+from pytest_provenai.attribution.rows import (
+    counted,
+    log_other_line,
+    prose_other_sentence,
+    records,
+    row_check,
+)
 from pytest_provenai.attribution.support import support_signals
 from pytest_provenai.attribution.values import match_values, read_values
 from pytest_provenai.attribution.verdict import Judgement, decide
@@ -1102,3 +1108,42 @@ def test_twentieth_round_a_count_of_which_the_rows_bear_out() -> None:
     assert counted(
         "Four items, two of which are ok.", read_values("Four items, two of which are ok."), kit
     ) == ("Four",)
+
+
+def test_twentieth_round_a_value_from_another_sentence_of_prose() -> None:
+    guide = (
+        "Members may borrow up to three tools per week from the shed. "
+        "The shed opens at 09:00 on Saturdays. "
+        "He was first elected treasurer in 2031, after the old shed burned down. "
+        "4 volunteers run the Saturday rota."
+    )
+
+    def other(claim: str) -> tuple[str, ...]:
+        return prose_other_sentence(claim, read_values(claim), guide)
+
+    # "4" is in the guide, but the sentence about borrowing tools says three
+    assert other("Members can borrow up to 4 tools a week from the shed.") == ("4",)
+    assert other("Members can borrow up to three tools a week from the shed.") == ()
+    # a sentence about its subject by a pronoun is found by its predicate, not the name
+    assert other("Ansel Marr was first elected treasurer in 2031.") == ()
+    # a number inside a name, and a clause that joins two sentences, are left alone
+    assert other("Shed 4 opens at 09:00 on Saturdays.") == ()
+    assert other("The shed opens at 09:00 with 4 volunteers on the Saturday rota.") == ()
+    # a chatty clause that speaks of no one sentence is left alone
+    assert other("Honestly, what a lovely bunch, 4 of them and such a cheerful team!") == ()
+
+
+def test_twentieth_round_a_share_in_words() -> None:
+    assert present("At least three quarters of every plot.", "At least 75% of every plot") == [True]
+    assert present("Two thirds of members voted.", "67% of members voted") == [True]
+    assert present("Two thirds of members voted.", "60% of members voted") == [False]
+    # a quarter is no mass of 28 lb, and four quarters no share
+    assert read_values("three quarters")[0].key[1] == "[percent]"
+    assert read_values("four quarters of growth")[0].key[1] != "[percent]"
+
+
+def test_twentieth_round_strengthening_against_easing() -> None:
+    outlook = "Swell of 2 m along the Brantholm coast until noon; easing through the evening."
+    assert polarity("The swell is strengthening through the evening.", outlook).antonym
+    assert polarity("The swell eases in the evening.", outlook).antonym is None
+    assert polarity("Her cough has worsened.", "cough improved since Tuesday").antonym

@@ -74,6 +74,12 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("success successful succeeded", "failure unsuccessful"),
     ("good strong excellent", "poor weak bad"),
     ("up", "down"),
+    (
+        "strengthen strengthens strengthened strengthening intensify intensifies intensified "
+        "intensifying",
+        "weaken weakens weakened weakening ease eases eased easing",
+    ),
+    ("improve improves improved improving", "worsen worsens worsened worsening deteriorated"),
 )
 #: word → the set of its antonyms.
 ANTONYMS: dict[str, frozenset[str]] = {}

@@ -820,3 +820,72 @@ def log_other_line(content: str, values: Sequence[Value], source_text: str) -> t
         ):
             other.append(name)
     return tuple(other)
+
+
+#: Sentence ends of prose: a stop and a space before a capital, digit, quote or bracket, or
+#: a line break ("3.5 days" and "v4.1.1" stay whole).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])|\n+")
+#: Kinds of values whose sentence must hold them (identifiers and quoted text name things).
+_SENTENCE_KINDS = frozenset(("number", "quantity", "time", "time12", "date", "datetime"))
+SENTENCE_COVER = 0.6
+"""Least share of a value's clause's content words (those the prose has) its sentence must
+hold to be its own."""
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
+_CLAUSE_SHARE = 0.4
+"""... and least share of all the clause's content words (a chatty paraphrase speaks of no
+one sentence)."""
+
+
+def _in_name(content: str, v: Value) -> bool:
+    """Whether a number is part of a name: a capitalised word right before or after it
+    ("2005 Major League Baseball season", "PlayStation 4", "Screen 1")."""
+    if v.kind != "number":
+        return False
+    before = content[: v.span[0]].rstrip().rsplit(None, 1)
+    after = content[v.span[1] :].lstrip().split(None, 1)
+    return any(w and w[-1][:1].isupper() for w in (before[-1:], after[:1]))
+
+
+def prose_other_sentence(content: str, values: Sequence[Value], text: str) -> tuple[str, ...]:
+    """Claim values that prose holds only outside the sentence the value's clause speaks of
+    (issue 23): "up to 4 public screenings a day" against "… up to two public screenings per
+    day …" with a 4 in another paragraph. A value's clause (between commas, semicolons,
+    dashes, "and", "but", "while") speaks of the one sentence holding the most of its
+    lower-case content words (its predicate, not the names of its subject) that the prose has
+    anywhere — at least two and :data:`SENTENCE_COVER` of them, more
+    than any other sentence.
+    A number, quantity, date or time that sentence lacks, where it states another of the same
+    kind and none of the clause's other values, is returned."""
+    sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+    if len(sentences) < 2:
+        return ()
+    blank = cut_values(content, values, keep_offsets=True)
+    sentence_terms = [content_terms(s) for s in sentences]
+    known = set().union(*sentence_terms)
+    out: list[str] = []
+    for v in values:
+        if v.kind not in _SENTENCE_KINDS or _count_word(v) or _in_name(content, v):
+            continue
+        start, end = _clause_bounds(blank, v.span, _ITEM_SPLIT)
+        clause_text = blank[start:end]
+        # what the clause says, not whom it names: a sentence about its subject by a pronoun
+        # ("He is first recorded living …") is found by its predicate
+        named = {w.casefold() for w in _CAPITALISED.findall(clause_text)}
+        said = content_terms(clause_text) - named
+        terms = said & known  # chat the source never says aside
+        if len(terms) < 2:
+            continue
+        hits = sorted(((len(terms & st), i) for i, st in enumerate(sentence_terms)), reverse=True)
+        (best, i), runner_up = hits[0], hits[1][0]
+        if best < max(2, SENTENCE_COVER * len(terms), _CLAUSE_SHARE * len(said)):
+            continue
+        if runner_up == best:
+            continue
+        own = sentences[i]
+        clause = [w for w in values if w is not v and start <= w.span[0] < end]
+        if any(m.present for m in match_values([v, *clause], own)):
+            continue  # the value is there, or the clause joins two sentences ("16A with a
+            # 3.6 kW max" of "hook-ups are 16 amp" and "combined load 3.6 kW")
+        if any(w.kind == v.kind for w in read_values(own)) and match_values([v], text)[0].present:
+            out.append(v.text)
+    return tuple(out)

@@ -47,6 +47,7 @@ from pytest_provenai.attribution.rows import (
     counted,
     counts_rows,
     log_other_line,
+    prose_other_sentence,
     records,
     row_check,
 )
@@ -231,8 +232,10 @@ def support_signals(
             negation = pol.negation or whole.flag is not None
             pol = replace(pol, antonym=whole.antonym, flag=whole.flag, negation=negation)
     if not row.structured:
-        from_line = log_other_line(content, read, source_text) or sibling_values(
-            content, read, source_text, siblings
+        from_line = (
+            log_other_line(content, read, source_text)
+            or sibling_values(content, read, source_text, siblings)
+            or (() if structured else prose_other_sentence(content, read, premise))
         )
         if from_line:
             row = replace(row, other_row=from_line)

@@ -271,6 +271,18 @@ _NOT_UNITS = frozenset(
     """a an and are as at by for from in is it of on or per than the to was were with am pm
     th st nd rd x day's has pts fps""".split()
 )
+#: Fraction words after a smaller count: a share ("three quarters" = 75 %).
+_SHARES = {
+    w: n
+    for n, forms in (
+        (2, "half halves"),
+        (3, "third thirds"),
+        (4, "quarter quarters"),
+        (5, "fifth fifths"),
+        (10, "tenth tenths"),
+    )
+    for w in forms.split()
+}
 #: Dimensions a quantity is compared in; other pint readings of a word are kept as text.
 _DIMENSIONS = frozenset(
     {
@@ -465,6 +477,10 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
         code, factor = _CURRENCY_WORDS[unit.casefold()]
         return (number * factor, f"[currency:{code}]", number, unit)
     unit = _UNIT_ALIASES.get(unit.casefold(), unit)
+    parts = _SHARES.get(unit.casefold())
+    if parts is not None and 0 < number < parts:
+        # "three quarters", "two thirds": a share (pint reads a quarter as 28 lb)
+        return (number / parts, "[percent]", 100.0 * number / parts, unit.casefold())
     if unit == "%":
         return (number / 100.0, "[percent]", number, "%")
     ureg = _registry()
@@ -1017,6 +1033,11 @@ def _same_as_written(a: Value, b: Value) -> bool:
         if b.kind == "quantity" and _money_of_rate(a, b):
             # "1.87 GBP" said of "1.87 GBP per cubic metre": the amount as written
             return bool(abs(ka[2] - kb[2]) <= 1e-9 * max(1.0, abs(kb[2])))
+        if b.kind == "quantity" and ka[1] == kb[1] == "[percent]" and str(ka[3]) != "%":
+            # a share in words ("two thirds") is the percentage as the evidence rounds it
+            shown = re.search(r"\d+(?:\.(\d+))?", b.text)
+            places = len(shown.group(1) or "") if shown else 0
+            return bool(abs(ka[2] - kb[2]) <= 0.5 * 10.0**-places + 1e-9)
         if b.kind == "quantity":
             return bool(ka[1] == kb[1] and abs(ka[0] - kb[0]) <= 1e-6 * max(1.0, abs(kb[0])))
         return False
