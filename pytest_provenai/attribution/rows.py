@@ -841,9 +841,8 @@ def _in_name(content: str, v: Value) -> bool:
     ("2005 Major League Baseball season", "PlayStation 4", "Screen 1")."""
     if v.kind != "number":
         return False
-    before = content[: v.span[0]].rstrip().rsplit(None, 1)
-    after = content[v.span[1] :].lstrip().split(None, 1)
-    return any(w and w[-1][:1].isupper() for w in (before[-1:], after[:1]))
+    beside = content[: v.span[0]].split()[-1:] + content[v.span[1] :].split()[:1]
+    return any(word[:1].isupper() for word in beside)
 
 
 def prose_other_sentence(content: str, values: Sequence[Value], text: str) -> tuple[str, ...]:
@@ -852,10 +851,10 @@ def prose_other_sentence(content: str, values: Sequence[Value], text: str) -> tu
     day …" with a 4 in another paragraph. A value's clause (between commas, semicolons,
     dashes, "and", "but", "while") speaks of the one sentence holding the most of its
     lower-case content words (its predicate, not the names of its subject) that the prose has
-    anywhere — at least two and :data:`SENTENCE_COVER` of them, more
-    than any other sentence.
+    anywhere — at least two and :data:`SENTENCE_COVER` of them, more than any other sentence.
     A number, quantity, date or time that sentence lacks, where it states another of the same
-    kind and none of the clause's other values, is returned."""
+    kind and none of the clause's other values, is returned. Numbers inside a name
+    (:func:`_in_name`) are left alone."""
     sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
     if len(sentences) < 2:
         return ()

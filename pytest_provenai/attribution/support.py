@@ -201,7 +201,9 @@ def support_signals(
     the other outputs of the routed source's tool (:func:`sibling_values`); ``asked``: the
     routed call's arguments (an identifier asked for is present in a structured output)."""
     read = claim_values(content)
-    counts = counted(content, read, source_text)
+    # values present though no cell states them: counts the rows bear out, and identifiers
+    # the call asked for
+    borne = counted(content, read, source_text)
     if structured and asked:
         # an identifier the call asked for is what its output is about ("CB-T04" of a query
         # ``WHERE turbine = 'CB-T04'`` whose rows never repeat it); one the output states
@@ -211,15 +213,15 @@ def support_signals(
             for m in match_values([v for v in read if v.kind == "identifier"], source_text)
             if not m.present
         ]
-        counts += tuple(m.value.text for m in match_values(ids, asked) if m.present)
-    values = _without(check_values(content, premise), counts)
-    values_all = _without(check_values(content, all_texts), counts)
+        borne += tuple(m.value.text for m in match_values(ids, asked) if m.present)
+    values = _without(check_values(content, premise), borne)
+    values_all = _without(check_values(content, all_texts), borne)
     row = row_check(content, read, source_text)
-    if counts and row.structured:
+    if borne and row.structured:
         row = replace(
             row,
-            missing=tuple(v for v in row.missing if v not in counts),
-            other_row=tuple(v for v in row.other_row if v not in counts),
+            missing=tuple(v for v in row.missing if v not in borne),
+            other_row=tuple(v for v in row.other_row if v not in borne),
         )
     unit = row.row if row.structured else best_chunk
     pol = polarity(content, unit, fields=not counts_rows(content, read))
