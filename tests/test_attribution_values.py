@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_provenai.attribution.decompose import claim_at
+from pytest_provenai.attribution.pipeline import chunks
 from pytest_provenai.attribution.polarity import ANTONYMS, polarity
 from pytest_provenai.attribution.protected import check_values
 from pytest_provenai.attribution.rows import (
@@ -265,12 +266,12 @@ def test_negation_and_antonyms_against_the_evidence_unit() -> None:
 def test_the_rescue_refuses_negated_antonymic_and_other_row_values() -> None:
     def signals(content: str) -> object:
         return support_signals(
-            content, LEAVE, LEAVE, LEAVE.split("\n")[2], [LEAVE], structured=True
+            content, [LEAVE], LEAVE, LEAVE.split("\n")[2], [LEAVE], structured=True
         )
 
     ok = support_signals(
         "Request LR-779 was refused.",
-        LEAVE,
+        [LEAVE],
         LEAVE,
         "LR-779 | 2031-05-26 | 3 | refused",
         [LEAVE],
@@ -574,7 +575,7 @@ def test_a_one_record_source_is_read_whole_for_antonyms_and_negated_fields(
 ) -> None:
     best_chunk = KILN_RECORD.split("\n")[0]
     got = support_signals(
-        claim, KILN_RECORD, KILN_RECORD, best_chunk, [KILN_RECORD], structured=True
+        claim, [KILN_RECORD], KILN_RECORD, best_chunk, [KILN_RECORD], structured=True
     )
     assert got.conflict == conflict
 
@@ -998,7 +999,7 @@ def test_nineteenth_round_a_count_the_rows_bear_out_is_no_value_from_another_row
         "LK70 GHJ | Ducato | Oren Pike"
     )
     claim = "2 vans are kept by Mira Holt: VX12 ABC and VX19 DEF."
-    found = support_signals(claim, vans, vans, vans, [vans], structured=True)
+    found = support_signals(claim, [vans], vans, vans, [vans], structured=True)
     assert found.conflict is None and not found.row.other_row
     # a day of the month before a verb is a date, not a count
     assert [v.kind for v in read_values("The auction on the 9th starts at 10:00.")] == [
@@ -1036,7 +1037,7 @@ def test_twentieth_round_a_value_of_one_record_said_of_its_sibling() -> None:
 
     def signals(claim: str) -> tuple[str | None, tuple[str, ...]]:
         found = support_signals(
-            claim, first, first, first, [first, second], structured=True, siblings=[second]
+            claim, [first], first, first, [first, second], structured=True, siblings=[second]
         )
         return found.conflict, found.row.other_row
 
@@ -1051,7 +1052,7 @@ def test_twentieth_round_a_value_of_one_record_said_of_its_sibling() -> None:
     # without a sibling of the same tool there is nothing to compare
     alone = support_signals(
         "The wall heater visit was charged at 96.00 EUR.",
-        first,
+        [first],
         first,
         first,
         [first],
@@ -1077,7 +1078,7 @@ def test_twentieth_round_an_identifier_the_call_asked_for() -> None:
 
     def missing(claim: str, source: str = rows, asked: str = asked) -> tuple[str, ...]:
         found = support_signals(
-            claim, source, source, source, [source], structured=True, asked=asked
+            claim, [source], source, source, [source], structured=True, asked=asked
         )
         return (*found.values.missing, *found.names_missing)
 
@@ -1090,7 +1091,7 @@ def test_twentieth_round_an_identifier_the_call_asked_for() -> None:
     listed = "pump | kwh\nPS-14 | 61.2\nPS-15 | 12.5"
     found = support_signals(
         "PS-14 used 12.5 kWh.",
-        listed,
+        [listed],
         listed,
         listed,
         [listed],
@@ -1119,7 +1120,7 @@ def test_twentieth_round_a_value_from_another_sentence_of_prose() -> None:
     )
 
     def other(claim: str) -> tuple[str, ...]:
-        return prose_other_sentence(claim, read_values(claim), guide)
+        return prose_other_sentence(claim, read_values(claim), chunks(guide))
 
     # "4" is in the guide, but the sentence about borrowing tools says three
     assert other("Members can borrow up to 4 tools a week from the shed.") == ("4",)

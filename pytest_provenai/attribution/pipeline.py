@@ -478,7 +478,7 @@ def prepare_claims(
         premise = " ".join(premise_chunks)
         signals = support_signals(
             claim.content,
-            premise,
+            premise_chunks,
             ev.text,
             parts[best],
             all_texts,

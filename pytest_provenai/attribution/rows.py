@@ -822,9 +822,6 @@ def log_other_line(content: str, values: Sequence[Value], source_text: str) -> t
     return tuple(other)
 
 
-#: Sentence ends of prose: a stop and a space before a capital, digit, quote or bracket, or
-#: a line break ("3.5 days" and "v4.1.1" stay whole).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])|\n+")
 #: Kinds of values whose sentence must hold them (identifiers and quoted text name things).
 _SENTENCE_KINDS = frozenset(("number", "quantity", "time", "time12", "date", "datetime"))
 SENTENCE_COVER = 0.6
@@ -845,7 +842,9 @@ def _in_name(content: str, v: Value) -> bool:
     return any(word[:1].isupper() for word in beside)
 
 
-def prose_other_sentence(content: str, values: Sequence[Value], text: str) -> tuple[str, ...]:
+def prose_other_sentence(
+    content: str, values: Sequence[Value], sentences: Sequence[str]
+) -> tuple[str, ...]:
     """Claim values that prose holds only outside the sentence the value's clause speaks of
     (issue 23): "up to 4 public screenings a day" against "… up to two public screenings per
     day …" with a 4 in another paragraph. A value's clause (between commas, semicolons,
@@ -854,10 +853,12 @@ def prose_other_sentence(content: str, values: Sequence[Value], text: str) -> tu
     anywhere — at least two and :data:`SENTENCE_COVER` of them, more than any other sentence.
     A number, quantity, date or time that sentence lacks, where it states another of the same
     kind and none of the clause's other values, is returned. Numbers inside a name
-    (:func:`_in_name`) are left alone."""
-    sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+    (:func:`_in_name`) are left alone. ``sentences``: the premise's chunks
+    (``pipeline.chunks``), in order."""
+    sentences = [s for s in sentences if s.strip()]
     if len(sentences) < 2:
         return ()
+    text = " ".join(sentences)
     blank = cut_values(content, values, keep_offsets=True)
     sentence_terms = [content_terms(s) for s in sentences]
     known = set().union(*sentence_terms)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from pytest_provenai.attribution.polarity import Polarity, negates, polarity
 from pytest_provenai.attribution.protected import (
@@ -133,9 +134,11 @@ _CALENDAR = frozenset(
 )
 
 
+@lru_cache(maxsize=512)
 def _one_record(source_text: str) -> str | None:
     """The record of a source that is one record (a ``key: value`` block, one JSON object),
-    read whole for antonyms and negated fields; None for anything else."""
+    read whole for antonyms and negated fields; None for anything else. Cached: every claim
+    routed to a source reads it and each of its siblings."""
     found = records(source_text)
     return found[0] if found is not None and len(found) == 1 and "\n" in found[0] else None
 
@@ -188,7 +191,7 @@ def _without(check: ValueCheck, counts: Sequence[str]) -> ValueCheck:
 
 def support_signals(
     content: str,
-    premise: str,
+    premise_chunks: Sequence[str],
     source_text: str,
     best_chunk: str,
     all_texts: Sequence[str],
@@ -199,7 +202,10 @@ def support_signals(
 ) -> SupportSignals:
     """The signals of one claim's ``content`` (attribution phrase stripped). ``siblings``:
     the other outputs of the routed source's tool (:func:`sibling_values`); ``asked``: the
-    routed call's arguments (an identifier asked for is present in a structured output)."""
+    routed call's arguments (an identifier asked for is present in a structured output).
+    ``premise_chunks``: the chunks of the routed source chosen as the claim's premise, in
+    order (``pipeline.chunks``: sentences of prose, records of a table)."""
+    premise = " ".join(premise_chunks)
     read = claim_values(content)
     # values present though no cell states them: counts the rows bear out, and identifiers
     # the call asked for
@@ -237,7 +243,7 @@ def support_signals(
         from_line = (
             log_other_line(content, read, source_text)
             or sibling_values(content, read, source_text, siblings)
-            or (() if structured else prose_other_sentence(content, read, premise))
+            or (() if structured else prose_other_sentence(content, read, premise_chunks))
         )
         if from_line:
             row = replace(row, other_row=from_line)
