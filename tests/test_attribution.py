@@ -731,3 +731,22 @@ def test_a_repair_that_quotes_the_wrong_familys_own_output_retains_nothing() -> 
     made_up = 'According to the search results, "Harrow Mills Bakery is donor D-7."'
     assert _wrongly_stated(made_up, TOOLS, "search", evidence)
     assert not _wrongly_stated("Harrow Mills Bakery is donor D-7.", TOOLS, "search", evidence)
+
+
+def test_twenty_first_round_a_name_only_the_other_output_has_outweighs_a_word() -> None:
+    """Two street calendars: the claim names Larkspur Road, which only the second has, and
+    holds its date and weekday; "emptied", said only in the first one's notes, no longer
+    keeps it there. A name only the chosen output has still does."""
+    outputs = {
+        "fennimore": "street: Fennimore Close\ndate | day | bins\n2031-06-12 | Thu | blue\n"
+        "2031-06-26 | Thu | blue (brown bins may be emptied later)",
+        "larkspur": "street: Larkspur Road\ndate | day | bins\n2031-06-17 | Tue | blue\n"
+        "2031-06-24 | Tue | black",
+    }
+    r = route([1.0, 0.0], {"fennimore": [1.0, 0.0], "larkspur": [0.8, 0.6]})
+    claim = "For Larkspur Road, the blue bin will be emptied on Tuesday 17 June."
+    assert anchor(r, claim, claim, outputs).source == "larkspur"
+    unnamed = "The blue bin will be emptied on Tuesday 17 June."
+    assert anchor(r, unnamed, unnamed, outputs) is r
+    both = "For Larkspur Road and Fennimore Close, the blue bin will be emptied on Tuesday 17 June."
+    assert anchor(r, both, both, outputs) is r

@@ -792,3 +792,17 @@ def test_nineteenth_round_an_ampersand_inside_a_source_name() -> None:
     claim = claim_at(text, (0, len(text.encode())), tools)
     assert claim.attribution.family == "document"
     assert "T&Cs" not in claim.content
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        ("Dear Ms Arkwright, thank you for writing to us about the hedge.", True),
+        ("Dear Dr. Pell, we are so sorry to hear about the delay.", True),
+        # a salutation before an assertion asserts
+        ("Dear Mr Penhallow, your bin will be emptied on Tuesday.", False),
+        ("Hello Mount Pleasant Primary, the trip is on 3 May.", False),
+    ],
+)
+def test_twenty_first_round_a_salutation_with_a_title(sentence: str, pleasantry: bool) -> None:
+    assert is_pleasantry(sentence) is pleasantry

@@ -1148,3 +1148,81 @@ def test_twentieth_round_strengthening_against_easing() -> None:
     assert polarity("The swell is strengthening through the evening.", outlook).antonym
     assert polarity("The swell eases in the evening.", outlook).antonym is None
     assert polarity("Her cough has worsened.", "cough improved since Tuesday").antonym
+
+
+def test_twenty_first_round_a_version_field() -> None:
+    fees = '{"schedule": "civil fees", "version": "2034.1", "effective_from": "2034-01-02"}'
+    claim = "The schedule in force is version 2034.1."
+    assert [(m.present, m.conflicting) for m in match_values(read_values(claim), fees)] == [
+        (True, False)
+    ]
+    wrong = "The schedule in force is version 2034.2."
+    assert [(m.present, m.conflicting) for m in match_values(read_values(wrong), fees)] == [
+        (False, True)
+    ]
+    assert present("It runs firmware version 4.1.1.", "firmware_version: 4.1.1") == [True]
+
+
+def test_twenty_first_round_cubic_and_square_metres() -> None:
+    (volume,) = read_values("It used 58.4 m³.")
+    assert volume.key[1] == "[length] ** 3"
+    assert present("It used 58.4 m³.", "ML-2 58.4 m³") == [True]
+    assert present("It used 58.4 m.", "ML-2 58.4 m³") == [False]
+    assert present("The hall is 120 m².", "hall: 120 square metres") == [True]
+
+
+def test_twenty_first_round_a_duration_between_two_fields() -> None:
+    sailing = "departs: 2031-06-14 07:15\narrives: 2031-06-14 08:40\ncapacity: 42"
+    assert present("The crossing takes an hour and 25 minutes.", sailing) == [True]
+    assert present("The crossing takes 85 minutes.", sailing) == [True]
+    assert present("The crossing takes an hour and 35 minutes.", sailing) == [False]
+    ringing = "ringed: 2033-09-02\nretrapped: 2033-09-11"
+    assert present("Retrapped nine days after ringing.", ringing) == [True]
+    assert present("Retrapped ten days after ringing.", ringing) == [False]
+    # only consecutive moments: 07:00 to 12:00 skips the 09:30 between them
+    log = "07:00 gate open\n09:30 first van\n12:00 gate shut"
+    assert present("The gate was open for 5 hours.", log) == [False]
+    assert present("The first van came 2.5 hours after the gate opened.", log) == [True]
+
+
+def test_twenty_first_round_a_year_in_two_digits_and_a_day_after_its_weekday() -> None:
+    assert [v.key for v in read_values("in since '94")] == [(1994, None, None)]
+    assert [v.key for v in read_values("good thru end of March '37.")] == [(2037, 3, None)]
+    assert present("good thru end of March '37.", "expires: 2037-03-31") == [True]
+    assert present("good thru end of March '38.", "expires: 2037-03-31") == [False]
+    # "the '80s" is no year of its own, and a quotation is no year
+    assert all(v.kind != "date" for v in read_values("it said '12 bins' twice"))
+    back = "return: 2037-07-16 09:30"
+    assert present("Back Weds 16th, 09:30.", back) == [True, True]
+    assert present("Back Sat 19th by 09:30.", back) == [False, True]
+    assert [v.key for v in read_values("shut until Wednesday the 16th.")][-1] == (None, None, 16)
+    # an ordinal after no weekday stays a rank
+    assert [v.kind for v in read_values("She finished 3rd on Sunday.")] == ["number", "weekday"]
+
+
+def test_twenty_first_round_a_month_alone_a_blank_last_cell_and_a_count_word_in_prose() -> None:
+    faq = "From 6 October 2031 bins go three-weekly. Your calendar will be posted in September."
+    month = [(m.present, m.conflicting) for m in match_values(read_values("in August"), faq)]
+    assert month == [(False, True)]
+    assert present("It will be posted to you in September.", faq) == [True]
+    assert [v.key for v in read_values("since the 8th of July")] == [(None, 7, 8)]
+    # "May" is a month only after a word that dates it
+    assert [v.text for v in read_values("You may book by the end of May.")] == ["May"]
+    # a piped row whose last cell is empty is a row of its table, not a new header
+    calendar = (
+        "date | day | bins | notes\n2031-06-05 | Thu | black |\n2031-06-12 | Thu | blue |\n"
+        "2031-06-19 | Thu | black | crew change"
+    )
+    rows = records(calendar)
+    assert rows is not None and rows[1] == "date: 2031-06-12\nday: Thu\nbins: blue\nnotes: "
+    swapped = row_check(
+        "The black bin goes on 12 June.", read_values("The black bin goes on 12 June."), calendar
+    )
+    assert swapped.other_row == ("12 June",)
+    # in prose a count in words is a value like any other
+    guide = (
+        "3.1 Book at least 24 hours ahead. 3.2 Every boat must have at least two crew able to "
+        "work the locks. 3.3 Part 3 of the guide covers locks."
+    )
+    claim = "The guide wants at least three crew on every boat who can work the locks."
+    assert prose_other_sentence(claim, read_values(claim), chunks(guide)) == ("three",)

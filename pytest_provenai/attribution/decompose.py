@@ -93,7 +93,7 @@ _PLEASANTRY = re.compile(
     | fingers\s+crossed
     | (?:many\s+|huge\s+|big\s+)?thanks\b(?!\s+to\b) | thank\s+you\b | cheers\b
     | (?:so\s+|very\s+|really\s+)?sorry\b | (?:my\s+)?apologies\b | i\s+apologi[sz]e
-    | i['’]m\s+(?:so\s+|very\s+)?sorry
+    | (?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:so\s+|very\s+|truly\s+)?sorry
     | (?:i['’]d|i\s+would|i['’]m|i\s+am|we['’]d|we\s+would|we['’]re|we\s+are|i['’]ll|i\s+will)
       \s+(?:be\s+)?(?:(?:more\s+than|very|really|always)\s+)?
       (?:happy|glad|pleased|delighted|keen)\s+to
@@ -186,10 +186,11 @@ _EXCLAMATION = re.compile(
 )
 #: A signature: capitalised words, numbers and commas only ("Eleanor Pryce, Site 114").
 _SIGNATURE = re.compile(r"^(?:[A-Z0-9][\w'’.&-]*[ \t,]*)+[.!]?$")
-#: A greeting that opens a sentence, a name after it ("Hi Sam, here's where …").
+#: A greeting that opens a sentence, a name after it ("Hi Sam, here's where …", "Dear Mr
+#: Penhallow, thank you …").
 _GREETING = re.compile(
     r"^[\W_]*(?:hi|hello|hey|hiya|dear|(?:good\s+)?(?:morning|afternoon|evening))\b"
-    r"(?:[ \t]+[A-Z][\w'’-]*)?[ \t]*[,!.]",
+    r"(?:[ \t]+(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?)?(?:[ \t]+[A-Z][\w'’-]*){0,2}[ \t]*[,!.]",
     re.IGNORECASE,
 )
 #: A question that asserts what it asks about ("Can you believe …", "Who could resist a …").

@@ -102,8 +102,12 @@ def route(claim: Vector, centroids: Mapping[str, Vector]) -> Route:
 
 
 def _says(text: str, name: str) -> bool:
-    """Whether ``text`` has ``name`` as a whole word: "Drury" is not in "Drury-Vale"."""
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE) is not None
+    """Whether ``text`` has ``name`` as a whole word: "Drury" is not in "Drury-Vale"; a
+    family's plural names its member ("the Tebbutts" in "hirer: Rosalind Tebbutt")."""
+    return any(
+        re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text, re.IGNORECASE) is not None
+        for n in (name, name[:-1] if len(name) > 3 and name.endswith("s") else name)
+    )
 
 
 def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Route:
@@ -126,14 +130,18 @@ def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Ro
         return r
     target = full[0]
     chosen, other = outputs[r.source].casefold(), outputs[target].casefold()
-    for name in names(content):
-        if _says(chosen, name) and not _says(other, name):
-            return r
+    named = names(content)
+    if any(_says(chosen, name) and not _says(other, name) for name in named):
+        return r
     chosen_terms, other_terms = content_terms(without_keys(chosen)), content_terms(other)
     # words only: the values were compared by meaning above ("24 July 2032" is in
     # "2032-07-24T06:00", whose tokens hold no "july")
     words = cut_values(content, [v for v in claim_values(content) if v.kind != "text"])
-    if any(t in chosen_terms and t not in other_terms for t in content_terms(words)):
+    theirs = any(_says(other, name) and not _says(chosen, name) for name in named)
+    if not theirs and any(t in chosen_terms and t not in other_terms for t in content_terms(words)):
+        # a word only the chosen output has keeps the claim there, unless the claim names
+        # what only the other has ("the calendar for Larkspur Road" routed to another
+        # street's calendar that says "emptied")
         return r
     score = dict(r.ranking)[target]
     return Route(target, score, score - r.score, r.ranking, "value_anchored")

@@ -113,6 +113,13 @@ def _table_records(lines: list[str]) -> list[str] | None:
         cells = [c.strip() for c in ln.strip().strip("|").split("|")]
         if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
             continue  # markdown rule line
+        if (
+            header is not None
+            and len(cells) + 1 == len(header)
+            and ln.rstrip().endswith("|")
+            and not header_line.endswith("|")
+        ):
+            cells.append("")  # "2031-06-05 | Thu | black | HES-7 |": the last cell is empty
         if header is None or len(cells) != len(header):
             if header is not None and not rows_under:
                 out.append(header_line)  # a piped line with no rows under it is a record
@@ -242,6 +249,17 @@ def _count_word(v: Value) -> bool:
     return v.kind == "number" and not v.text[:1].isdigit() and float(v.key) < 13
 
 
+def _counts_field(content: str, v: Value, row: str) -> bool:
+    """Whether a count in words is a cell's value: the word after it names a field of the
+    row ("three crew aboard" of a row with a ``crew`` column), not the rows it counts."""
+    after = content[v.span[1] :].split()[:1]
+    if not after:
+        return False
+    word = after[0].strip(".,;:!?").casefold()
+    keys = {k.split()[-1] for k in _fields(row) if k.split()}
+    return word in keys or word.removesuffix("s") in keys
+
+
 def row_check(content: str, values: Sequence[Value], source_text: str) -> RowCheck:
     """Check a claim against the rows of its routed source (see the module docstring).
 
@@ -364,14 +382,16 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     other = [
         v.text
         for v in missing
-        if not _count_word(v)
+        if (not _count_word(v) or _counts_field(content, v, rows[best]))
         and any(
             any(m.present and m.value == v for m in matches[i])
             for i in range(len(rows))
             if i != best
         )
     ]
-    counting = counts_rows(content, values) or any(_count_word(v) for v in values)
+    counting = counts_rows(content, values) or any(
+        _count_word(v) and not _counts_field(content, v, rows[best]) for v in values
+    )
     swapped: list[str] = []
     if distinctive & row_terms[best] and not listed and not counting:
         swapped = _swapped_cells(terms, rows, best, candidates)
@@ -864,7 +884,7 @@ def prose_other_sentence(
     known = set().union(*sentence_terms)
     out: list[str] = []
     for v in values:
-        if v.kind not in _SENTENCE_KINDS or _count_word(v) or _in_name(content, v):
+        if v.kind not in _SENTENCE_KINDS or _in_name(content, v):
             continue
         start, end = _clause_bounds(blank, v.span, _ITEM_SPLIT)
         clause_text = blank[start:end]

@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
+from itertools import pairwise
 from typing import Any
 
 __all__ = [
@@ -147,6 +148,46 @@ _PACE = (
     + _PER_DISTANCE.replace("<u>", "<u2>")
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: Months named in full (a month alone is read only after a word that dates it).
+_MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
+#: Fixed-width look-behinds for the words that date a month alone ("in", "by", "since",
+#: "end of" …).
+_AFTER_DATING = "|".join(
+    rf"(?<=\b{w} )"
+    for w in (
+        "in",
+        "In",
+        "by",
+        "By",
+        "since",
+        "Since",
+        "until",
+        "till",
+        "from",
+        "From",
+        "during",
+        "before",
+        "after",
+        "early",
+        "late",
+        "mid",
+        "end of",
+        "start of",
+        "of",
+    )
+)
+#: Fixed-width look-behinds for a day of the week, in full or short, before a day of the
+#: month, with or without "the" ("Weds 16th", "Sat 19th", "Wednesday the 16th").
+_AFTER_WEEKDAY = "|".join(
+    rf"(?<=\b{day}{the})"
+    for day in sorted(
+        {*(w.capitalize() for w in _WEEKDAYS), "Mon", "Tue", "Tues", "Wed", "Weds"}
+        | {"Thu", "Thur", "Thurs", "Fri", "Sat", "Sun"}
+    )
+    for the in (" ", " the ", ". ")
+)
 _DOZEN = r"\b(?:(?P<n>an?|one|two|three|four|five|six|half\s+an?|\d+)\s+)dozen\b(?!s)"
 # The shapes, most specific first; each character of a text is taken once.
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -163,6 +204,15 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\b(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|1[0-2])/\d\d\b(?![/.]\d)"
         ),
     ),
+    # a year in two digits after an apostrophe ("since '94", "end of March '37"), not a
+    # quotation that opens with a number ("'12 bins' it said")
+    (
+        "shortyear",
+        re.compile(
+            rf"(?:\b{_MONTH}\s+)?(?<![\w'’])['’]\d\d(?![\w'’])(?![^'’\n]*['’](?!\w))",
+            re.IGNORECASE,
+        ),
+    ),
     # month/year ("expiry 03/2034"): no day; before a ratio reads it as a count
     ("monthyear", re.compile(r"(?<![\w/.])(?:0?[1-9]|1[0-2])/(?:19|20)\d\d\b(?![/.]\d)")),
     # day/month without a year ("since 13/08"), the month in two digits ("1/2" is a half)
@@ -172,9 +222,11 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "dayordinal",
         re.compile(
             r"(?:(?<=\bon the )|(?<=\bby the )|(?<=\bsince the )|(?<=\buntil the )"
-            r"|(?<=\bfrom the )|(?<=\btill the )|(?<=\bbefore the )|(?<=\bafter the ))"
+            r"|(?<=\bfrom the )|(?<=\btill the )|(?<=\bbefore the )|(?<=\bafter the )"
+            # after a day of the week ("Weds 16th", "Sat 19th", "Wednesday the 16th")
+            rf"|{_AFTER_WEEKDAY})"
             r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)—–]|$|\s+(?:and|at|to|in|"
-            r"when|but|so|or|from|until|till|with"
+            r"when|but|so|or|from|until|till|with|by"
             # a verb after it ("the showing on the 14th starts at 19:45"), not a noun
             r"|is|was|are|were|will|would|has|had|starts?|begins?|opens?|closes?|ends?"
             r"|runs?|kicks?|falls?|finishes)\b))",
@@ -250,7 +302,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             rf"(?:[£$€][ \t]?)?(?:{_DIGITS}|\b{_NUMWORDS})(?:[ \t]*-[ \t]*|[ \t]*)"
             r"(?:%|°[ \t]?[CF]\b"
-            r"|[A-Za-zµ]+(?:/[A-Za-z]+\b"
+            r"|[A-Za-zµ]+[²³]?(?:/[A-Za-z]+\b"
             r"|[ \t]+(?:per|an?|/)[ \t]+(?:(?:cubic|square)[ \t]+)?[A-Za-z]+"
             r"|[ \t]+[A-Za-z]+)?)?",
             re.IGNORECASE,
@@ -260,6 +312,12 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "multiplier",
         re.compile(r"\b(?:twice|double|triple|treble|quadruple)\b(?!-\w)", re.IGNORECASE),
+    ),
+    # a month alone, named in full after a word that dates ("posted to you in September",
+    # "by August", "until the end of March"); a day or a year beside it was read above
+    (
+        "month",
+        re.compile(rf"(?:{_AFTER_DATING})(?:{'|'.join(_MONTH_NAMES)})\b(?!\s*\d|[-'’])"),
     ),
     # a day of the week, written in full ("on Thursday", "Sundays")
     ("weekday", re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)})s?\b", re.IGNORECASE)),
@@ -295,6 +353,7 @@ _DIMENSIONS = frozenset(
         "[mass] * [length] ** 2 / [time] ** 3",
         "[temperature]",
         "[length] / [time]",
+        "[length] ** 3 / [time]",
         "[time] / [length]",
         "[information]",
         "[currency]",
@@ -477,6 +536,7 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
         code, factor = _CURRENCY_WORDS[unit.casefold()]
         return (number * factor, f"[currency:{code}]", number, unit)
     unit = _UNIT_ALIASES.get(unit.casefold(), unit)
+    unit = unit.replace("²", "**2").replace("³", "**3")  # "961.0 m³" is a volume
     parts = _SHARES.get(unit.casefold())
     if parts is not None and 0 < number < parts:
         # "three quarters", "two thirds": a share (pint reads a quarter as 28 lb)
@@ -664,6 +724,14 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         distance = (m.group("u") or m.group("u2")).casefold()
         pace = _quantity(minutes, "minute / " + ("km" if distance.startswith("k") else "mile"))
         return None if pace is None else Value(bare, "quantity", pace, True, span)
+    if kind == "month":
+        return Value(bare, "date", (None, _MONTH_NAMES.index(bare) + 1, None), True, span)
+    if kind == "shortyear":
+        # '37 is 2037 and '94 is 1994 (the POSIX pivot: 69-99 are the 1900s)
+        yy = int(bare[-2:])
+        named = _parse_date(bare[:-3].strip()) if len(bare) > 3 else None
+        year = 2000 + yy if yy <= 68 else 1900 + yy
+        return Value(bare, "date", (year, named.month if named else None, None), True, span)
     if kind == "monthyear":
         month, year = (int(n) for n in bare.split("/"))
         return Value(bare, "date", (year, month, None), True, span)
@@ -1299,6 +1367,30 @@ _DURATION_WORD = re.compile(
 )
 
 
+def _moment(v: Value) -> tuple[str, float] | None:
+    """A time, date or date-time as (its kind of moment, seconds on a common clock); None
+    for a partial date ("the 13th") or any other value."""
+    if v.kind == "time":
+        return ("time", float(v.key) * 60.0)
+    if v.kind in ("date", "datetime") and None not in v.key[:3]:
+        try:
+            day = _dt.date(*v.key[:3]).toordinal() * 86400.0
+        except ValueError:  # no such day
+            return None
+        return ("date", day) if v.kind == "date" else ("datetime", day + v.key[3] * 60.0)
+    return None
+
+
+def _spans(values: Sequence[Value]) -> list[float]:
+    """Seconds from each moment of one evidence text to the next moment of the same kind, in
+    reading order: a duration a claim works out from two consecutive fields ("the crossing
+    takes an hour and 25 minutes" of ``departs: 07:15`` / ``arrives: 08:40``, "retrapped nine
+    days after ringing" of two dates). Only consecutive moments: a wrong duration should not
+    find its match among every pair of a long log's timestamps."""
+    moments = [m for m in map(_moment, sorted(values, key=lambda v: v.span)) if m is not None]
+    return [b - a for (kind_a, a), (kind_b, b) in pairwise(moments) if kind_a == kind_b and b > a]
+
+
 def _clock_durations(folded_evidence: str) -> list[Value]:
     """Durations written as a clock: h:mm:ss, and both m:ss and h:mm for two parts — the
     two parts only where no time of day can be meant: a duration word just before
@@ -1373,8 +1465,11 @@ def match_values(
     unit a field or column names ("2 litres" against ``volume_ml: 2000``)."""
     texts = [evidence] if isinstance(evidence, str) else list(evidence)
     have: list[Value] = []
+    spans: list[float] = []
     for t in texts:
-        have.extend(_read_values(_LIST_NUMBER.sub(_blank_number, t)))
+        read = _read_values(_LIST_NUMBER.sub(_blank_number, t))
+        have.extend(read)
+        spans.extend(_spans(read))
     folded = " ".join(" ".join(t.split()).casefold() for t in texts)
     out: list[ValueMatch] = []
     for v in claim_values:
@@ -1409,8 +1504,10 @@ def match_values(
         if not present and v.kind == "quantity" and v.key[1] == "[time] / [length]":
             present = _pace_as_clock(v, folded)
         if not present and v.kind == "quantity" and v.key[1] == "[time]":
-            present = any(_same(v, b) for b in _clock_durations(folded)) or _period_in_name(
-                v, folded
+            present = (
+                any(_same(v, b) for b in _clock_durations(folded))
+                or _period_in_name(v, folded)
+                or any(abs(float(v.key[0]) - span) < 1.0 for span in spans)
             )
         if not present and v.kind == "quantity" and missing_quantity_unit:
             same_dim = any(b.kind == "quantity" and b.key[1] == v.key[1] for b in have)
@@ -1497,16 +1594,20 @@ def _named_number(v: Value, folded: str) -> bool:
 #: The words that put a version before its number ("version 3.1", "rev. 7", "ver 2").
 VERSION_WORD = r"(?:version|ver\.?|rev(?:ision)?\.?)"
 _VERSION_LEAD = re.compile(rf"\b{VERSION_WORD}\s+$", re.IGNORECASE)
-_VERSION_NAMED = re.compile(rf"(?<![a-z\d.])(?:v\.?|{VERSION_WORD}\s*)\d")
+#: between a version word and its number: space, or a field's colon and quotes
+#: (``version: 2034.1``, ``"version": "2034.1"``)
+_VERSION_GAP = r"[\"']?\s*(?:[:=]\s*[\"']?)?"
+_VERSION_NAMED = re.compile(rf"(?<![a-z\d.])(?:v\.?|{VERSION_WORD}{_VERSION_GAP})\d")
 
 
 def _version(v: Value, folded: str) -> bool:
     """ "version 7" / "ICF version 3.1" / "rev 5" against "label-v7.ai" / "ICF v3.1" /
-    "Rev. 5": a number named a version is the evidence's version of that number."""
+    "Rev. 5" / ``"version": "2034.1"``: a number named a version is the evidence's version
+    of that number."""
     n = re.escape(v.text)
     return (
         re.search(
-            rf"(?<![a-z\d.])(?:v\.?|(?:version|ver\.?|rev(?:ision)?\.?)\s*){n}(?!\d|\.\d)",
+            rf"(?<![a-z\d.])(?:v\.?|{VERSION_WORD}{_VERSION_GAP}){n}(?!\d|\.\d)",
             folded,
         )
         is not None
