@@ -169,7 +169,7 @@ def test_a_quotation_is_rescued_only_without_a_conflict_or_a_missing_value() -> 
 
     def rescued(claim: str) -> bool:
         return support_signals(
-            claim, sentence, SOURCE, sentence, [SOURCE], structured=False
+            claim, [sentence], SOURCE, sentence, [SOURCE], structured=False
         ).rescue_ok
 
     assert rescued(
@@ -256,10 +256,12 @@ def test_a_count_of_rows_is_what_the_rows_count() -> None:
     from pytest_provenai.attribution.support import support_signals
 
     claim = "Three of the four routes run daily."
-    signals = support_signals(claim, table, table, "R1 | Kestrel | daily", [table], structured=True)
+    signals = support_signals(
+        claim, [table], table, "R1 | Kestrel | daily", [table], structured=True
+    )
     assert signals.values.missing == () and signals.row.missing == ()
     wrong = support_signals(
-        "Two of the four routes run daily.", table, table, "", [table], structured=True
+        "Two of the four routes run daily.", [table], table, "", [table], structured=True
     )
     assert wrong.values.missing == ("Two",)
 
@@ -374,7 +376,7 @@ def test_a_claim_against_a_yes_no_field_is_a_negation_conflict(
 
     pol = polarity(claim, unit)
     assert pol.flag == flag and pol.negation
-    signals = support_signals(claim, unit, unit, unit, [unit], structured=True)
+    signals = support_signals(claim, [unit], unit, unit, [unit], structured=True)
     assert signals.conflict == "negation_conflict"
 
 
@@ -427,7 +429,7 @@ def test_a_yes_no_column_is_read_per_row_and_not_against_a_count() -> None:
     first = "title: Salt Roads; returned: yes"
 
     def conflict(claim: str) -> str | None:
-        return support_signals(claim, table, table, first, [table], structured=True).conflict
+        return support_signals(claim, [table], table, first, [table], structured=True).conflict
 
     assert conflict("Salt Roads has not been returned.") == "negation_conflict"
     assert conflict("The Glass Orchard has not been returned.") is None

@@ -205,6 +205,8 @@ def support_signals(
     routed call's arguments (an identifier asked for is present in a structured output).
     ``premise_chunks``: the chunks of the routed source chosen as the claim's premise, in
     order (``pipeline.chunks``: sentences of prose, records of a table)."""
+    if isinstance(premise_chunks, str):  # a text is a sequence of characters, not of chunks
+        raise TypeError("support_signals: premise_chunks is a list of chunks, not one text")
     premise = " ".join(premise_chunks)
     read = claim_values(content)
     # values present though no cell states them: counts the rows bear out, and identifiers
