@@ -106,7 +106,7 @@ def _says(text: str, name: str) -> bool:
     family's plural names its member ("the Tebbutts" in "hirer: Rosalind Tebbutt")."""
     return any(
         re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text, re.IGNORECASE) is not None
-        for n in (name, name[:-1] if len(name) > 3 and name.endswith("s") else name)
+        for n in {name, name[:-1] if len(name) > 3 and name.endswith("s") else name}
     )
 
 

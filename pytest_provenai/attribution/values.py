@@ -1465,11 +1465,10 @@ def match_values(
     unit a field or column names ("2 litres" against ``volume_ml: 2000``)."""
     texts = [evidence] if isinstance(evidence, str) else list(evidence)
     have: list[Value] = []
-    spans: list[float] = []
+    per_text: list[tuple[Value, ...]] = []
     for t in texts:
-        read = _read_values(_LIST_NUMBER.sub(_blank_number, t))
-        have.extend(read)
-        spans.extend(_spans(read))
+        per_text.append(_read_values(_LIST_NUMBER.sub(_blank_number, t)))
+        have.extend(per_text[-1])
     folded = " ".join(" ".join(t.split()).casefold() for t in texts)
     out: list[ValueMatch] = []
     for v in claim_values:
@@ -1507,7 +1506,9 @@ def match_values(
             present = (
                 any(_same(v, b) for b in _clock_durations(folded))
                 or _period_in_name(v, folded)
-                or any(abs(float(v.key[0]) - span) < 1.0 for span in spans)
+                or any(
+                    abs(float(v.key[0]) - span) < 1.0 for read in per_text for span in _spans(read)
+                )
             )
         if not present and v.kind == "quantity" and missing_quantity_unit:
             same_dim = any(b.kind == "quantity" and b.key[1] == v.key[1] for b in have)
