@@ -806,3 +806,46 @@ def test_nineteenth_round_an_ampersand_inside_a_source_name() -> None:
 )
 def test_twenty_first_round_a_salutation_with_a_title(sentence: str, pleasantry: bool) -> None:
     assert is_pleasantry(sentence) is pleasantry
+
+
+def test_twenty_second_round_an_owner_before_a_source_noun_is_not_the_source() -> None:
+    # "the harbour's website" is a web page even when a tool is named after the harbour
+    tools = {"get_harbour_document": "document", "web_search": "search"}
+    assert resolve("the harbour's website", tools).family == "search"
+    assert resolve("the harbour's news page found online", tools).family == "search"
+    # without the possessive the modifier still names the tool
+    assert resolve("the harbour document", tools).family == "document"
+
+
+def test_twenty_second_round_a_rarer_description_word_decides() -> None:
+    # "missed" is in one description, "drop" in all three: the rare word names the tool
+    tools = {"get_claim": "record", "depot_db": "database", "get_van_log": "record"}
+    listing = listing_of(
+        [],
+        tools,
+        {
+            "get_claim": "One customer's claim for missed drops, by reference.",
+            "depot_db": "Rows of the depot's drop table.",
+            "get_van_log": "A van's drops for one day.",
+        },
+    )
+    r = resolve("your missed-drop report", tools, listing)
+    assert (r.family, r.tool) == ("record", "get_claim")
+
+
+@pytest.mark.parametrize(
+    ("text", "family"),
+    [
+        ("Parcel rec has P-12 as lost.", "record"),  # "rec" is a record
+        ("Depot csv also flags crate 14 on bay 2.", "database"),  # an adverb between
+    ],
+)
+def test_twenty_second_round_cue_shapes(text: str, family: str) -> None:
+    a = find_attribution(text, TOOLS)
+    assert (a.status, a.family) == ("stated", family), (text, a)
+
+
+def test_twenty_second_round_an_idiom_after_on_is_no_source() -> None:
+    # "on notice as": no determiner, no name: an idiom; the table is the only source
+    a = find_attribution("The depot table gives the fee for a parcel on notice as £3.", TOOLS)
+    assert (a.status, a.family) == ("stated", "database"), a

@@ -1226,3 +1226,48 @@ def test_twenty_first_round_a_month_alone_a_blank_last_cell_and_a_count_word_in_
     )
     claim = "The guide wants at least three crew on every boat who can work the locks."
     assert prose_other_sentence(claim, read_values(claim), chunks(guide)) == ("three",)
+
+
+def test_twenty_second_round_an_amount_ends_at_its_number() -> None:
+    # the words after an amount that is no rate are not its unit
+    reads = [v.text for v in read_values("The rooms came to £1,210 between them.")]
+    assert reads == ["£1,210"]
+    assert [v.text for v in read_values("A rate of £4 a kilo.")] == ["£4 a kilo"]
+    # British "half 8 start" is 08:30
+    assert [v.key for v in read_values("Booked Thursday, half 8 start.")] == [3, 8 * 60 + 30]
+
+
+def test_twenty_second_round_a_count_of_a_yes_no_column() -> None:
+    crew = (
+        "id | name | grade | first_aid | boat_driver\n"
+        "C-1 | Ama | lead | yes | yes\nC-2 | Bo | full | yes | no\n"
+        "C-3 | Cy | full | no | no\nC-4 | Di | trainee | yes | no"
+    )
+
+    def count(claim: str) -> tuple[str, ...]:
+        return counted(claim, read_values(claim), crew)
+
+    assert count("Three of them hold the first aid certificate.") == ("Three",)
+    assert count("Two of them hold the first aid certificate.") == ()
+    assert count("Two of them are not first aid holders.") == ()  # one "no" row
+    assert count("Three of 'em can't drive the boat.") == ()  # "driver" is not "drive"
+    assert count("Three of 'em are not boat drivers.") == ("Three",)
+
+
+def test_twenty_second_round_a_coordinate_in_another_notation() -> None:
+    exif = "GPS Latitude: 50 deg 7' 12.30\" N\nGPS Longitude: 5 deg 32' 6.10\" W"
+    said = "Shot at 50°07'12.30\"N, 5°32'06.10\"W."
+    assert [(m.present, m.conflicting) for m in match_values(read_values(said), exif)] == [
+        (True, False),
+        (True, False),
+    ]
+    # decimal degrees to four places name the same place; a wrong one conflicts
+    near = match_values(read_values("Shot at 50.1201 N, 5.5350 W."), exif)
+    assert [(m.present, m.conflicting) for m in near] == [(True, False), (True, False)]
+    far = match_values(read_values("Shot at 50.1201 N, 5.5450 W."), exif)
+    assert [(m.present, m.conflicting) for m in far] == [(True, False), (False, True)]
+    # a double quote after a digit marks seconds, not a quotation
+    from pytest_provenai.attribution.protected import claim_values
+
+    assert [v.kind for v in claim_values(said)] == ["coordinate", "coordinate"]
+    assert [v.text for v in claim_values('The sign said "closed 2 May".')][-1] == "closed 2 May"

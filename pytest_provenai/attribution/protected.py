@@ -47,7 +47,9 @@ STOPWORDS = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”")
+#: A quotation; a straight double quote right after a digit is a mark of seconds or inches
+#: (54°29'51.62"N, a 27" screen), not a quote.
+_QUOTED = re.compile(r"(?<!\d)\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|neither|nor|none|without|cannot|nobody|nothing)\b|n['’]t\b",
     re.IGNORECASE,

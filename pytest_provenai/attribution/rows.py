@@ -597,7 +597,8 @@ def _listed_rows(
 
 
 _COUNT_OF = re.compile(
-    r"\s+of\s+(?:the|its|their|our|his|her|these|those|which|whom)\b", re.IGNORECASE
+    r"\s+of\s+(?:(?:the|its|their|our|his|her|these|those|which|whom)\b|['’]em\b)",
+    re.IGNORECASE,
 )
 
 
@@ -663,7 +664,9 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
                 start, end = w.span[0] - v.span[1], w.span[1] - v.span[1]
                 after = after[:start] + " " * (end - start) + after[end:]
         hits = [sum(t in rt for rt in row_terms) for t in content_terms(after)]
-        if any(0 < h < len(data) and h == int(v.key) for h in hits):
+        if any(0 < h < len(data) and h == int(v.key) for h in hits) or (
+            v.key > 0 and _flag_count(after, data) == int(v.key)
+        ):
             out += [v.text, *(w.text for w in total)]
     out += [v.text for v in values if _total_borne(content, v, values, data)]
     # the checks name values by their text: a count borne out once ("Priya has three of
@@ -764,7 +767,29 @@ def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
     ]
     if any(h == n > 0 for h in hits):
         return True
+    if n > 0 and _flag_count(clause, data) == n:
+        return True
     return n == len(data) and not any(0 < h < len(data) for h in hits)
+
+
+_NEGATED = re.compile(r"\b(?:not|no|never|non)\b|n['’]t\b", re.IGNORECASE)
+
+
+def _flag_count(clause: str, data: Sequence[str]) -> int | None:
+    """How many rows have ``yes`` in the yes/no column the clause names by every word of its
+    key ("hold the rope technician qualification" → ``rope_tech``; "are not rope
+    technicians" counts the ``no`` rows); None when the clause names no such column."""
+    terms = content_terms(clause)
+    fields = [_fields(r) for r in data]
+    want = "no" if _NEGATED.search(clause) else "yes"
+    for key in fields[0]:
+        parts = [w for w in re.split(r"[_\W]+", key) if len(w) >= 3]
+        if not parts or not all(any(t.startswith(w) for t in terms) for w in parts):
+            continue
+        cells = [f.get(key, "").strip().casefold() for f in fields]
+        if set(cells) <= {"yes", "no", ""} and "yes" in cells:
+            return sum(c == want for c in cells)
+    return None
 
 
 _HANDLE = re.compile(r"(?<![\w.-])(?:[A-Z][a-z]+|\w+(?:[._-]\w+)+)(?![\w-])")

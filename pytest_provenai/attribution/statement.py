@@ -42,7 +42,10 @@ or SQL table a tool opened (``the supply csv`` → the tool that opened
 ``ops/water_supply_v2.csv``); a search query is a topic and a query's filters pick rows, so
 neither names a source, and a strong head noun keeps its family ("the plot record" is a
 record even when a query read the plots table); **alias** — the head noun in the family
-lexicon (:data:`HEAD_NOUNS`, strong nouns), then a modifier naming a tool, then a modifier
+lexicon (:data:`HEAD_NOUNS`, strong nouns), then a modifier naming a tool (not an owner
+before a source noun: "the council's website" is a web page; where the modifiers' words
+name tools of several families, a word fewer descriptions hold counts for more), then a
+modifier
 that marks a family (``news``, ``online``, ``web`` → search), then weak head nouns
 (``report`` → document). A generic head (``sources``, ``data``) with nothing else is
 *generic*; anything else is *unresolved* — never silently a family. The pipeline may then
@@ -198,6 +201,8 @@ _EXPAND = {
     "doc": "document",
     "props": "properties",
 }
+#: Short forms of source nouns in a noun phrase ("Permit rec has RP-4471 as inactive").
+_SHORT_NOUNS = {"rec": "record", "recs": "records"}
 
 _SAY = (
     "say says said state states stated note notes noted list lists listed report reports "
@@ -369,6 +374,12 @@ def singular(word: str) -> str:
     return w
 
 
+def _owners(phrase: str) -> list[str]:
+    """The words of a noun phrase that own what follows ("council" in "the council's
+    website")."""
+    return [m.group(1).lower() for m in re.finditer(r"([^\W_][\w\-]*)['’]s\b", phrase)]
+
+
 def _np_words(phrase: str) -> list[str]:
     """Lower-cased content words of a noun phrase, determiners and possessive marks cut,
     ``of`` kept as a separator."""
@@ -379,7 +390,7 @@ def _np_words(phrase: str) -> list[str]:
             continue
         if w in ("their", "his", "her", "my", "s"):
             continue
-        out.append(w)
+        out.append(_SHORT_NOUNS.get(w, w))
     return out
 
 
@@ -484,8 +495,11 @@ def _pick(
     if len(families) == 1:
         family = next(iter(families))
         return family, candidates[0] if len(candidates) == 1 else None
-    stems = {singular(w) for w in words}
-    scores = {t: len(stems & vocab[t]) for t in candidates}
+    stems = {singular(w) for w in words} | {singular(p) for w in words for p in w.split("-")}
+    # a word few of the candidates have says more than one most of them have ("missed" of
+    # "missed-bin report" against "bin", which three descriptions mention)
+    df = {w: sum(w in vocab[t] for t in candidates) for w in stems}
+    scores = {t: sum(1 / df[w] for w in stems & vocab[t]) for t in candidates}
     best = max(scores.values())
     top = [t for t, s in scores.items() if s == best]
     top_families = {tools.get(t, "") for t in top} - {""}
@@ -541,7 +555,9 @@ def resolve(
     for tool in sorted(tools):
         if bare in _tool_variants(tool) or noun_phrase.strip().lower() == tool.lower():
             return Resolution(tools[tool], tool, "tool_name")
-    pieces = re.split(r" (?:of|for|from|in|on) ", joined)
+    # a participle after the noun says where it was found, like a joiner ("the council's
+    # news page found online")
+    pieces = re.split(r" (?:of|for|from|in|on|found|posted|published) ", joined)
     heads = [_head(p) for p in pieces if p.split()]
     if len(heads) > 1:
         heads.sort(key=lambda h: h in _PART_NOUNS)  # the part's source first
@@ -595,12 +611,20 @@ def resolve(
         family = _head_family(head, 0)
         if family is not None:
             return Resolution(family, None, "alias")
-    # 5. a modifier naming a tool ("the SCADA data", "the ticketing system")
-    modifiers = [w for w in content if w not in heads and w not in GENERIC]
+    # 5. a modifier naming a tool ("the SCADA data", "the ticketing system"); an owner
+    # before a source noun is not the source ("the council's website" is a web page even
+    # when get_council_document is in the trace)
+    owners = {singular(o) for o in _owners(noun_phrase)}
+    if any(singular(h) in _LEXICON_NOUNS for h in heads):
+        content_mods = [w for w in content if singular(w) not in owners]
+    else:
+        content_mods = content
+    modifiers = [w for w in content_mods if w not in heads and w not in GENERIC]
     for rule, vocab in (("tool_name", names), ("tool_description", desc)):
         found: set[str] = set()
         for w in modifiers:
-            found |= {t for t in vocab if singular(w) in vocab[t]}
+            for part in {w, *w.split("-")} - {""}:  # "missed-bin": "missed" and "bin"
+                found |= {t for t in vocab if singular(part) in vocab[t]}
         hit = _pick(sorted(found), tools, content, vocab)
         if hit is not None and hit[0] is not None:
             return Resolution(hit[0], hit[1], rule)
@@ -633,7 +657,7 @@ _WEAK_CUE = re.compile(
     r"\b(?P<cue>in|from|under|on|within|based\s+on|looking\s+at|checking|consulting|"
     rf"(?:(?:i|we|i've|we've|i\s+have|we\s+have)\s+)?{_LOOKED_VERBS}|going\s+off|"
     r"(?:confirmed|reported|shown|recorded|backed\s+up|supported|borne\s+out|indicated|"
-    r"listed|stated|noted|given)\s+by(?!\s+reference)|"
+    r"listed|stated|noted|given|returned)\s+by(?!\s+reference)|"
     r"fits|matches|agrees\s+with|tallies\s+with|consistent\s+with|"
     r"(?:by|with)\s+reference\s+to)\s+(?=\S)",
     re.IGNORECASE,
@@ -686,6 +710,8 @@ _COUNT_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve most many some few "
     "all both several".split()
 )
+#: Adverbs that may stand between a source and its reporting verb.
+_ADVERBS = frozenset("also still now clearly only even just already actually currently".split())
 _PHRASAL_HEAD = frozenset(
     "turn turns turned call calls called set sets point points came comes".split()
 )
@@ -1014,7 +1040,14 @@ def find_spans(
                 end, closing = joined.end(), ","
         if not closing and cue in ("in", "on"):
             as_follows = re.compile(r"[ \t]+as\b").match(text, resolved[-1][2])
-            if as_follows is not None:
+            first = _tokens(text, m.end(), 1)
+            named = bool(first) and (
+                first[0][0] in _DETERMINERS
+                or text[first[0][1]].isupper()
+                or re.search(r"['’]s\b", phrase(resolved)) is not None
+            )
+            if as_follows is not None and named:
+                # "on notice as GBP 303.00", "in stock as": an idiom, not a source
                 # "VX-226 is listed in the fleet table as due": the phrase goes, "as" stays
                 lead = re.search(r"[ \t]*$", text[: m.start()])
                 start = lead.start() if lead else m.start()
@@ -1070,8 +1103,10 @@ def find_spans(
                 or (tokens[k][0] in ("has", "have", "had") and nxt == "been")
             ):
                 continue  # "the loan record shows": "record" is a noun; "the show is"
-            words = _noun_phrase(tokens[:k])
-            if not words or words[-1][2] != tokens[k - 1][2]:
+            # an adverb between the source and its verb ("the wh csv also flags …")
+            adv = 1 if k - 1 > skip and tokens[k - 1][0] in _ADVERBS else 0
+            words = _noun_phrase(tokens[: k - adv])
+            if not words or words[-1][2] != tokens[k - 1 - adv][2]:
                 break
             if any(w[0] in _PRONOUNS for w in words):
                 break  # "Hope you find …" names no source

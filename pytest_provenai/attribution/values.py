@@ -90,7 +90,7 @@ _HOUR_WORD = r"(?:" + "|".join(_HOURS) + r")"
 #: "at seven people" is a count.
 _AFTER_HOUR = (
     r"(?=\s*(?:,(?!\d)|[;!?)]|\.(?!\d)|$|\s+(?:in|on|at|and|to|sharp|tonight|today|tomorrow|"
-    r"every|each|that|when|with|for|until|till|[ap]\.?m\.?)\b))"
+    r"every|each|that|when|with|for|until|till|start|finish|[ap]\.?m\.?)\b))"
 )
 #: An hour in digits is a time only at the end of a clause ("starts at 8.", "open till 10
 #: on Sundays"), never before a unit or a noun ("at 8 kg", "at 8 people") nor inside a
@@ -190,7 +190,16 @@ _AFTER_WEEKDAY = "|".join(
 )
 _DOZEN = r"\b(?:(?P<n>an?|one|two|three|four|five|six|half\s+an?|\d+)\s+)dozen\b(?!s)"
 # The shapes, most specific first; each character of a text is taken once.
+#: A latitude or longitude with its hemisphere: degrees, minutes and seconds ("54 deg 29'
+#: 51.62\" N", "54°29'51.62\"N") or decimal degrees ("51.2843 N", "54.4977° N").
+_COORDINATE = re.compile(
+    r"\b(?P<d>\d{1,3})\s*(?:°|deg\b)\s*(?P<m>\d{1,2})\s*['’′]\s*(?P<s>\d{1,2}(?:\.\d+)?)"
+    r"\s*(?:\"|”|″|''|’’)?\s*(?P<h1>[NSEW])\b"
+    r"|\b(?P<dec>\d{1,3}\.\d{3,})\s*°?\s*(?P<h2>[NSEW])\b"
+)
+
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("coordinate", _COORDINATE),
     # ISO, and EXIF's "2032:08:13 09:26:51"
     ("datetime", re.compile(r"\b\d{4}([-:])\d{2}\1\d{2}[ T]\d{1,2}:\d{2}(?!\d)")),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{4}/\d{2}/\d{2}\b")),
@@ -398,9 +407,10 @@ class Value:
     """One protected value: its text, its kind and its meaning.
 
     ``kind``: date | time | datetime | week | weekday | version | identifier | dimensions |
-    ratio | quantity | number | multiplier | text. ``key`` is the meaning compared: a date as
-    ``(year, month, day)`` with None for a part not stated; a weekday as 0 (Monday) to 6; a
-    time as minutes after midnight; dimensions as
+    ratio | quantity | number | multiplier | coordinate | text. ``key`` is the meaning
+    compared: a date as ``(year, month, day)`` with None for a part not stated; a weekday as
+    0 (Monday) to 6; a time as minutes after midnight; a coordinate as (``lat``/``lon``,
+    signed decimal degrees, half its last stated digit); dimensions as
     the tuple of sizes; a ratio ("2/3") as (part, whole); a quantity as
     (magnitude in base units, dimensionality, magnitude as written, unit as written); a
     number as its float; a version / identifier / text as the casefolded string.
@@ -763,6 +773,8 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
     if kind == "dimensions":
         sizes = tuple(int(n) for n in re.findall(r"\d+", bare))
         return Value(bare, "dimensions", sizes, True, span)
+    if kind == "coordinate":
+        return _coordinate(bare, span)
     if kind == "clock":
         return _clock(bare, span)
     if kind == "time":
@@ -802,7 +814,15 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         rate = per and _money_rate(number, code, per.group(1) or per.group(2), number, unit)
         if rate:
             return Value(bare, "quantity", rate, True, span)
-        return Value(bare, "quantity", (number, f"[currency:{code}]", number, code), True, span)
+        # the words after an amount that is no rate are not its unit ("£1,610 between them")
+        shown = bare[: len(bare) - len(unit)].rstrip(" -")
+        return Value(
+            shown,
+            "quantity",
+            (number, f"[currency:{code}]", number, code),
+            True,
+            (span[0], span[0] + len(shown)),
+        )
     shown = bare
     words = unit.split()
     if len(words) == 2 and words[1].casefold() in _NOT_UNITS:
@@ -1056,6 +1076,26 @@ def _within(a: Value, b: Value) -> bool:
     )
 
 
+def _coordinate(bare: str, span: tuple[int, int]) -> Value | None:
+    """A coordinate as (axis, signed decimal degrees, half the last stated digit): the
+    same place written in degrees-minutes-seconds or decimal degrees is the same value."""
+    m = _COORDINATE.fullmatch(bare)
+    if m is None:
+        return None
+    if m.group("dec"):
+        number, hemisphere = m.group("dec"), m.group("h2")
+        degrees = float(number)
+        tolerance = 0.5 * 10 ** -len(number.split(".")[1])
+    else:
+        seconds, hemisphere = m.group("s"), m.group("h1")
+        degrees = float(m.group("d")) + float(m.group("m")) / 60 + float(seconds) / 3600
+        places = len(seconds.split(".")[1]) if "." in seconds else 0
+        tolerance = 0.5 * 10**-places / 3600
+    axis = "lat" if hemisphere in "NS" else "lon"
+    sign = -1.0 if hemisphere in "SW" else 1.0
+    return Value(bare, "coordinate", (axis, sign * degrees, tolerance), True, span)
+
+
 def _same(a: Value, b: Value) -> bool:
     """Whether evidence value ``b`` states claim value ``a`` (a pound amount as mass or as
     GBP; within ``a``'s bound when it has one)."""
@@ -1075,6 +1115,11 @@ def _same_as_written(a: Value, b: Value) -> bool:
     ka, kb = a.key, b.key
     if a.kind == "text" or b.kind == "text":
         return str(a.text).casefold() in str(b.text).casefold() if a.kind == "text" else False
+    if a.kind == "coordinate" or b.kind == "coordinate":
+        # the coarser of the two says how near is the same place
+        return (
+            a.kind == b.kind and ka[0] == kb[0] and abs(ka[1] - kb[1]) <= max(ka[2], kb[2]) + 1e-9
+        )
     if a.kind in ("date", "datetime") and b.kind in ("date", "datetime"):
         da, db = ka[:3], kb[:3]
         if any(x is not None and x != y for x, y in zip(da, db, strict=True)):
@@ -1136,6 +1181,8 @@ def _kin(a: Value, b: Value) -> bool:
         return b.kind in ("number", "quantity")
     if a.kind in ("version", "week", "dimensions", "ratio"):
         return b.kind == a.kind
+    if a.kind == "coordinate":
+        return b.kind == a.kind and b.key[0] == a.key[0]
     return False
 
 
