@@ -45,8 +45,7 @@ record even when a query read the plots table); **alias** — the head noun in t
 lexicon (:data:`HEAD_NOUNS`, strong nouns), then a modifier naming a tool (not an owner
 before a source noun: "the council's website" is a web page; where the modifiers' words
 name tools of several families, a word fewer descriptions hold counts for more), then a
-modifier
-that marks a family (``news``, ``online``, ``web`` → search), then weak head nouns
+modifier that marks a family (``news``, ``online``, ``web`` → search), then weak head nouns
 (``report`` → document). A generic head (``sources``, ``data``) with nothing else is
 *generic*; anything else is *unresolved* — never silently a family. The pipeline may then
 resolve an unresolved NP by sentence-embedding similarity to family descriptions with a
@@ -1047,8 +1046,8 @@ def find_spans(
                 or re.search(r"['’]s\b", phrase(resolved)) is not None
             )
             if as_follows is not None and named:
-                # "on notice as GBP 303.00", "in stock as": an idiom, not a source
-                # "VX-226 is listed in the fleet table as due": the phrase goes, "as" stays
+                # "VX-226 is listed in the fleet table as due": the phrase goes, "as" stays;
+                # with no determiner, name or owner it is an idiom ("on notice as GBP 303")
                 lead = re.search(r"[ \t]*$", text[: m.start()])
                 start = lead.start() if lead else m.start()
                 add(start, resolved[-1][2], resolved, "weak_cue", False)

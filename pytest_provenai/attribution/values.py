@@ -189,7 +189,6 @@ _AFTER_WEEKDAY = "|".join(
     for the in (" ", " the ", ". ")
 )
 _DOZEN = r"\b(?:(?P<n>an?|one|two|three|four|five|six|half\s+an?|\d+)\s+)dozen\b(?!s)"
-# The shapes, most specific first; each character of a text is taken once.
 #: A latitude or longitude with its hemisphere: degrees, minutes and seconds ("54 deg 29'
 #: 51.62\" N", "54°29'51.62\"N") or decimal degrees ("51.2843 N", "54.4977° N").
 _COORDINATE = re.compile(
@@ -198,6 +197,7 @@ _COORDINATE = re.compile(
     r"|\b(?P<dec>\d{1,3}\.\d{3,})\s*°?\s*(?P<h2>[NSEW])\b"
 )
 
+# The shapes, most specific first; each character of a text is taken once.
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("coordinate", _COORDINATE),
     # ISO, and EXIF's "2032:08:13 09:26:51"
