@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_provenai.attribution.protected import content_terms
+from pytest_provenai.attribution.protected import content_terms, has_negation
 from pytest_provenai.attribution.values import Value, ValueMatch, match_values, read_values
 
 __all__ = [
@@ -772,16 +772,13 @@ def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
     return n == len(data) and not any(0 < h < len(data) for h in hits)
 
 
-_NEGATED = re.compile(r"\b(?:not|no|never|non)\b|n['’]t\b", re.IGNORECASE)
-
-
 def _flag_count(clause: str, data: Sequence[str]) -> int | None:
     """How many rows have ``yes`` in the yes/no column the clause names by every word of its
     key ("hold the rope technician qualification" → ``rope_tech``; "are not rope
     technicians" counts the ``no`` rows); None when the clause names no such column."""
     terms = content_terms(clause)
     fields = [_fields(r) for r in data]
-    want = "no" if _NEGATED.search(clause) else "yes"
+    want = "no" if has_negation(clause) else "yes"
     for key in fields[0]:
         parts = [w for w in re.split(r"[_\W]+", key) if len(w) >= 3]
         if not parts or not all(any(t.startswith(w) for t in terms) for w in parts):

@@ -776,6 +776,18 @@ def _noun_phrase(tokens: list[Token]) -> list[Token]:
     return out
 
 
+def _named_source(text: str, pos: int, noun_phrase: str) -> bool:
+    """Whether the noun phrase at ``pos`` opens with a determiner or a capital or holds an
+    owner ("in the fleet table", "in Table 3", "in VX-226's record"); a bare lower-case noun
+    after "in"/"on" is an idiom ("on notice", "in stock")."""
+    first = _tokens(text, pos, 1)
+    return bool(first) and (
+        first[0][0] in _DETERMINERS
+        or text[first[0][1]].isupper()
+        or re.search(r"['’]s\b", noun_phrase) is not None
+    )
+
+
 def _is_verb(tokens: list[Token], k: int) -> int:
     """How many tokens the verb at ``k`` takes (0: not a verb of the lists)."""
     word = tokens[k][0]
@@ -1039,13 +1051,7 @@ def find_spans(
                 end, closing = joined.end(), ","
         if not closing and cue in ("in", "on"):
             as_follows = re.compile(r"[ \t]+as\b").match(text, resolved[-1][2])
-            first = _tokens(text, m.end(), 1)
-            named = bool(first) and (
-                first[0][0] in _DETERMINERS
-                or text[first[0][1]].isupper()
-                or re.search(r"['’]s\b", phrase(resolved)) is not None
-            )
-            if as_follows is not None and named:
+            if as_follows is not None and _named_source(text, m.end(), phrase(resolved)):
                 # "VX-226 is listed in the fleet table as due": the phrase goes, "as" stays;
                 # with no determiner, name or owner it is an idiom ("on notice as GBP 303")
                 lead = re.search(r"[ \t]*$", text[: m.start()])
