@@ -1271,3 +1271,44 @@ def test_twenty_second_round_a_coordinate_in_another_notation() -> None:
 
     assert [v.kind for v in claim_values(said)] == ["coordinate", "coordinate"]
     assert [v.text for v in claim_values('The sign said "closed 2 May".')][-1] == "closed 2 May"
+
+
+def test_twenty_third_round_the_field_a_claim_names_settles_its_value() -> None:
+    from pytest_provenai.attribution.rows import field_conflict
+
+    launch = (
+        "service: RNLB Marjorie Hale\ndate: 2030-08-02\ncrew_paged: 06:12\ncrew: 6\n"
+        "launched: 06:25\nrecovered: 08:40\n"
+        "log:\n06:40 on scene, yacht aground\n07:05 tow established"
+    )
+
+    def conflict(claim: str, unit: str = launch) -> tuple[str, ...]:
+        return field_conflict(claim, read_values(claim), unit)
+
+    # the launched field holds the launch time; 06:40 is another line's
+    assert conflict("The boat launched at 06:40.") == ("06:40",)
+    assert conflict("The boat launched at 06:25.") == ()
+    assert conflict("She was recovered at 07:05, after the tow.") == ("07:05",)
+    # a datetime of a JSON record is a time too
+    upload = '{"file": "T-4.csv", "uploaded": "2031-06-08T18:25:00", "rows": 11}'
+    assert conflict("The file was uploaded at 16:25.", upload) == ("16:25",)
+    assert conflict("The file was uploaded at 18:25.", upload) == ()
+    # not named: only a sort word ("date"), or no field's name at all
+    assert conflict("The date of the next exercise is 2030-09-14.") == ()
+    assert conflict("The tow was established at 07:05.") == ()
+    # another sort: a length is no count of crew
+    assert conflict("The crew waded 40 m to the yacht.") == ()
+    # a field the clause also speaks of holds the value ("crew" of ``crew_paged``)
+    assert conflict("The crew launched at 06:12.") == ()
+    # two values of one sort in a clause, a bound or a range, a part of something
+    assert conflict("Launched at 06:25 or 06:30 at the latest.") == ()
+    assert conflict("The boat launched before 06:30.") == ()
+    assert conflict("The boat launched between 06:20 and 06:30.") == ()
+    assert conflict("Four of the crew were on the boat.") == ()
+
+
+def test_twenty_third_round_a_field_conflict_contradicts() -> None:
+    launch = "service: RNLB Marjorie Hale\nlaunched: 06:25\nrecovered: 08:40"
+    claim = "The boat launched at 08:40."
+    signals = support_signals(claim, [launch], launch, launch, [launch], structured=False)
+    assert signals.conflict == "field_conflict" and not signals.rescue_ok

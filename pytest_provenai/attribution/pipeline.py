@@ -33,7 +33,7 @@ from pytest_provenai.attribution.features import Signals, claim_features
 from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, route
 from pytest_provenai.attribution.rows import tabular_records
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS, Listing
-from pytest_provenai.attribution.support import support_signals
+from pytest_provenai.attribution.support import CONFLICT_REASONS, support_signals
 from pytest_provenai.attribution.verdict import (
     AnswerVerdict,
     ClaimDecision,
@@ -560,14 +560,7 @@ def named_or_routed(routed: ClaimDecision, named: ClaimDecision | None) -> Claim
 
 
 #: Reasons that say what contradicts a claim (not only that the score was low).
-_CONFLICTS = frozenset(
-    (
-        "value_from_other_row",
-        "negation_conflict",
-        "antonym_conflict",
-        "high_confidence_contradiction",
-    )
-)
+_CONFLICTS = frozenset((*CONFLICT_REASONS, "high_confidence_contradiction"))
 
 
 def stated_route(attribution: Attribution, r: Route, evidence: EvidenceSet) -> Route | None:

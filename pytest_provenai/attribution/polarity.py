@@ -20,11 +20,10 @@ listed). No maintained lexicon installs from PyPI with its data: WordNet (``nltk
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pytest_provenai.attribution.protected import content_terms
-from pytest_provenai.attribution.rows import cut_values, field
+from pytest_provenai.attribution.rows import cut_values, field, said_fields, stem
 from pytest_provenai.attribution.values import read_values
 
 __all__ = ["ANTONYMS", "Polarity", "negates", "polarity"]
@@ -121,12 +120,12 @@ def _prefix_opposite(claim: str, unit: str) -> tuple[str, str] | None:
     pre_c, pre_u = _prefixed(claim), _prefixed(unit)
     bare_c = set(_words(_PREFIXED.sub(" ", claim)))
     bare_u = set(_words(_PREFIXED.sub(" ", unit)))
-    for stem in sorted(pre_u):
-        if stem in bare_c and stem not in bare_u and stem not in pre_c:
-            return stem, pre_u[stem]
-    for stem in sorted(pre_c):
-        if stem in bare_u and stem not in bare_c and stem not in pre_u:
-            return pre_c[stem], stem
+    for base in sorted(pre_u):
+        if base in bare_c and base not in bare_u and base not in pre_c:
+            return base, pre_u[base]
+    for base in sorted(pre_c):
+        if base in bare_u and base not in bare_c and base not in pre_u:
+            return pre_c[base], base
     return None
 
 
@@ -230,7 +229,7 @@ def _about(text: str, other: str) -> bool:
     ends the scope ("not collected within 14 days | of the ready notice"), and its words
     count only when the scope has no others."""
     other_words = set(_words(other))
-    other_stems = {_stem(w) for w in other_words}  # field names too: "trips_24h"
+    other_stems = {stem(w) for w in other_words}  # field names too: "trips_24h"
     for m in _NEGATION.finditer(text):
         rest = text[m.end() :]
         end = _SCOPE_END.search(rest)
@@ -249,7 +248,7 @@ def _about(text: str, other: str) -> bool:
             return True
         for t in terms:
             if (
-                _stem(t) in other_stems
+                stem(t) in other_stems
                 or _ALIKE.get(t, frozenset()) & other_words
                 or ANTONYMS.get(t, frozenset()) & other_words
             ):
@@ -264,47 +263,14 @@ def _words(text: str) -> list[str]:
 _YES_NO = {"yes": True, "true": True, "no": False, "false": False}
 
 
-def _stem(word: str) -> str:
-    """A crude stem for matching a field's words in a claim: a plural ``s``, then ``ed`` /
-    ``ing``, then a final ``e`` or doubled consonant cut, and the first six letters of the
-    rest ("required" / "requirement" / "requires"; "trips" / "tripped")."""
-    w = word.casefold()
-    if w.endswith("s") and not w.endswith("ss") and len(w) > 4:
-        w = w[:-1]
-    for suffix in ("ed", "ing", "al"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)]
-            break
-    if len(w) > 3 and (w.endswith("e") or (w[-1] == w[-2] and w[-1] not in "aeiouls")):
-        w = w[:-1]
-    return w[:6]
-
-
-def _said_fields(claim: str, unit: str, *, shortest: int = 1) -> Iterator[tuple[str, str]]:
-    """(the line as written, its value) of each ``key: value`` field of ``unit``
-    (:func:`~pytest_provenai.attribution.rows.field`) whose name the claim says: every
-    content word of the name of at least ``shortest`` letters, by :func:`_stem`."""
-    said = {_stem(t) for t in content_terms(claim)}
-    for part in re.split(r"[;\n]", unit):
-        kv = field(part)
-        if kv is None:
-            continue
-        terms = {
-            t
-            for t in content_terms(kv[0].replace("_", " "))
-            if len(t) >= shortest and not any(ch.isdigit() for ch in t)  # "trips_24h"
-        }
-        if terms and all(_stem(t) in said for t in terms):
-            yield part.strip(), kv[1].casefold()
-
-
 def _flag(claim: str, unit: str) -> str | None:
-    """The yes/no field of ``unit`` the claim says (:func:`_said_fields`) with the opposite
-    polarity — the claim negates a ``yes`` field or affirms a ``no`` one — or a one-word
-    field value the claim negates ("is not flagged degraded" against ``status: degraded``).
-    The field as written, or None."""
+    """The yes/no field of ``unit`` the claim says
+    (:func:`~pytest_provenai.attribution.rows.said_fields`) with the opposite polarity — the
+    claim negates a ``yes`` field or affirms a ``no`` one — or a one-word field value the
+    claim negates ("is not flagged degraded" against ``status: degraded``). The field as
+    written, or None."""
     negated = negates(claim)
-    for part, value in _said_fields(claim, unit):
+    for part, value in said_fields(claim, unit):
         if value in _YES_NO and negated == _YES_NO[value]:
             return part
     other = _other_value(claim, unit)
@@ -341,7 +307,7 @@ def _other_value(claim: str, unit: str) -> str | None:
     colours = [w for w in _words(claim.casefold()) if w in _COLOURS and w not in _words(folded)]
     if not names and not colours:
         return None
-    for part, value in _said_fields(claim, unit, shortest=3):
+    for part, value in said_fields(claim, unit, shortest=3):
         words = set(_words(value))
         if not words or len(words) > 4 or words & set(_words(claim.casefold())):
             continue
@@ -362,7 +328,7 @@ def _says_none(claim: str, unit: str) -> bool:
     aside)."""
     return negates(claim) and any(
         _YES_NO.get(value) is False or _NONE.match(value)
-        for _, value in _said_fields(claim, unit, shortest=3)
+        for _, value in said_fields(claim, unit, shortest=3)
     )
 
 

@@ -33,7 +33,7 @@ import csv
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,9 +46,12 @@ __all__ = [
     "counts_rows",
     "cut_values",
     "field",
+    "field_conflict",
     "log_other_line",
     "records",
     "row_check",
+    "said_fields",
+    "stem",
     "tabular_records",
     "without_keys",
 ]
@@ -606,6 +609,124 @@ def field(line: str) -> tuple[str, str] | None:
     """(key, value) of a ``key: value`` line (``courier required: yes``), or None."""
     m = _KV.match(line)
     return (m.group(1), m.group(2).strip()) if m else None
+
+
+def stem(word: str) -> str:
+    """A crude stem for matching a field's words in a claim: a plural ``s``, then ``ed`` /
+    ``ing``, then a final ``e`` or doubled consonant cut, and the first six letters of the
+    rest ("required" / "requirement" / "requires"; "trips" / "tripped")."""
+    w = word.casefold()
+    if w.endswith("s") and not w.endswith("ss") and len(w) > 4:
+        w = w[:-1]
+    for suffix in ("ed", "ing", "al"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            break
+    if len(w) > 3 and (w.endswith("e") or (w[-1] == w[-2] and w[-1] not in "aeiouls")):
+        w = w[:-1]
+    return w[:6]
+
+
+def said_fields(claim: str, unit: str, *, shortest: int = 1) -> Iterator[tuple[str, str]]:
+    """(the line as written, its value) of each ``key: value`` field of ``unit``
+    (:func:`field`) whose name the claim says: every content word of the name of at least
+    ``shortest`` letters, by :func:`stem`."""
+    said = {stem(t) for t in content_terms(claim)}
+    for part in re.split(r"[;\n]", unit):
+        kv = field(part)
+        if kv is None:
+            continue
+        terms = {
+            t
+            for t in content_terms(kv[0].replace("_", " "))
+            if len(t) >= shortest and not any(ch.isdigit() for ch in t)  # "trips_24h"
+        }
+        if terms and all(stem(t) in said for t in terms):
+            yield part.strip(), kv[1].casefold()
+
+
+def _sorts(v: Value) -> frozenset[str]:
+    """What a value measures, for :func:`field_conflict`: a date, a time of day (a datetime
+    is both), an amount of one dimension (a bare number is an amount of none), a version,
+    dimensions; nothing for a name, an identifier or text."""
+    if v.kind in ("date", "week", "weekday"):
+        return frozenset({"date"})
+    if v.kind == "datetime":
+        return frozenset({"date", "time"})
+    if v.kind == "time":
+        return frozenset({"time"})
+    if v.kind == "quantity":
+        return frozenset({f"amount {v.key[1]}"})
+    if v.kind == "number":
+        return frozenset({"amount"})
+    if v.kind in ("version", "dimensions"):
+        return frozenset({v.kind})
+    return frozenset()
+
+
+#: Words before a value that bound it or make it one end of a range: not the field's value.
+_BOUNDED = re.compile(
+    r"\b(?:between|before|after|by|until|till|from|since|around|about|approx\w*|circa"
+    r"|roughly|nearly|almost|under|over|within|to|than|least|most)\s*$",
+    re.IGNORECASE,
+)
+#: Field-name words that say only what sort of value a field holds ("date", "time"): a
+#: claim that says one names no field by it.
+_SORT_WORDS = frozenset("date time day year month number value amount".split())
+
+
+def _touched(clause: str, unit: str) -> list[str]:
+    """The values of the fields of ``unit`` whose name shares a word with ``clause`` (by
+    :func:`stem`): a field the clause may speak of ("moisture" of ``moisture_pct``)."""
+    said = {stem(t) for t in content_terms(clause)}
+    out = []
+    for part in re.split(r"[;\n]", unit):
+        kv = field(part)
+        if kv is not None and {stem(t) for t in content_terms(kv[0].replace("_", " "))} & said:
+            out.append(kv[1])
+    return out
+
+
+def field_conflict(content: str, values: Sequence[Value], unit: str) -> tuple[str, ...]:
+    """Claim values that the field the claim names gives otherwise: the clause of a value
+    (between commas, semicolons, dashes, "and", "but") says the name of a ``key: value``
+    field of ``unit`` (:func:`said_fields`: every word of three letters or more of the
+    name, not only words such as "date" or "time"), that field holds a value of the same
+    sort (:func:`_sorts`: a time for a time, a length for a length), and no field the
+    clause speaks of holds the claim's value ("The aircraft had been requested at 14:20"
+    against ``aircraft: Coastguard R936 requested 14:02`` and a log line at 14:20). The
+    named field settles the value: one elsewhere in the record is not support. Not for a
+    clause with two values of one sort ("301 of its 420 seats": which the name is said of
+    is unsure), a bound or an end of a range ("before 06:30", "from 9 to 11"), a part of
+    something ("£170 of the total") or a count in words."""
+    if not values or ":" not in unit:
+        return ()
+    blank = cut_values(content, values, keep_offsets=True)
+    out: list[str] = []
+    for v in values:
+        sorts = _sorts(v)
+        if (
+            not sorts
+            or _count_word(v)
+            or v.bound is not None
+            or _BOUNDED.search(v.lead)
+            or _COUNT_OF.match(content, v.span[1])
+        ):
+            continue
+        start, end = _clause_bounds(blank, v.span, _ITEM_SPLIT)
+        if any(w is not v and start <= w.span[0] < end and _sorts(w) & sorts for w in values):
+            continue
+        clause = blank[start:end]
+        named = [
+            kv[1]
+            for part, _ in said_fields(clause, unit, shortest=3)
+            if (kv := field(part)) is not None
+            and {t for t in content_terms(kv[0].replace("_", " ")) if len(t) >= 3} - _SORT_WORDS
+        ]
+        same = [c for c in named if any(_sorts(w) & sorts for w in read_values(c))]
+        if same and not any(match_values([v], c)[0].present for c in _touched(clause, unit)):
+            out.append(v.text)
+    return tuple(out)
 
 
 def without_keys(text: str) -> str:

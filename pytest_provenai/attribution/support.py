@@ -17,7 +17,11 @@ negated fields (its chunk may be one line of it). A *conflict* makes the claim
   shared predicate, or it contradicts a yes/no field of the unit (``courier required:
   yes``);
 * ``antonym_conflict`` — the claim says a word whose antonym the unit says
-  (:data:`~pytest_provenai.attribution.polarity.ANTONYMS`).
+  (:data:`~pytest_provenai.attribution.polarity.ANTONYMS`);
+* ``field_conflict`` — a source that is not a table of rows has a ``key: value`` field
+  that the claim names beside one of its values, and that field holds another value of
+  the same sort and not the claim's ("requested at 14:20" against ``aircraft: …
+  requested 14:02``; :func:`~pytest_provenai.attribution.rows.field_conflict`).
 
 A neutral decision is lexically rescued (supported) only without a conflict, a missing value
 or an absent name: on structured evidence when the claim's row holds its values
@@ -47,6 +51,7 @@ from pytest_provenai.attribution.rows import (
     RowCheck,
     counted,
     counts_rows,
+    field_conflict,
     log_other_line,
     prose_other_sentence,
     records,
@@ -65,7 +70,12 @@ __all__ = [
     "verbatim",
 ]
 
-CONFLICT_REASONS = ("value_from_other_row", "negation_conflict", "antonym_conflict")
+CONFLICT_REASONS = (
+    "value_from_other_row",
+    "negation_conflict",
+    "antonym_conflict",
+    "field_conflict",
+)
 NEGATION_OVERLAP = 0.6
 """A negation mismatch is a conflict only when the claim and its unit share this share of
 the claim's content terms (the same predicate); below, it is a calibrator feature only."""
@@ -258,6 +268,10 @@ def support_signals(
         conflict = "antonym_conflict"
     elif row.swapped:
         conflict = "value_from_other_row"
+    elif not row.structured and field_conflict(
+        content, [v for v in read if v.text not in borne], record or source_text
+    ):
+        conflict = "field_conflict"
     folded_source = " ".join(f"{source_text} {asked if structured else ''}".split()).casefold()
     named = content
     for v in sorted(claim_values(content), key=lambda v: -v.span[0]):
