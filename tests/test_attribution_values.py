@@ -1312,3 +1312,13 @@ def test_twenty_third_round_a_field_conflict_contradicts() -> None:
     claim = "The boat launched at 08:40."
     signals = support_signals(claim, [launch], launch, launch, [launch], structured=False)
     assert signals.conflict == "field_conflict" and not signals.rescue_ok
+
+
+def test_twenty_third_round_no_value_recorded_is_a_negation_borne_out() -> None:
+    row = "member_id: K-7\nname: Ayo Brennan\ngrade: trainee\nfirst_aid_exp:  \nboat: no"
+    # "no ... expiry recorded" against an empty field (named by its abbreviation): agreed
+    assert not polarity("Ayo has no first aid expiry recorded.", row).negation
+    # an empty field the claim gives a value for is no negation either way
+    assert not polarity("Ayo's first aid expiry is in May.", row).negation
+    # a field that holds a value is still negated
+    assert polarity("Ayo has no grade recorded.", row).negation

@@ -318,17 +318,17 @@ def _other_value(claim: str, unit: str) -> str | None:
     return None
 
 
-_NONE = re.compile(r"(?:0+(?:\.0+)?|none|nil)\s*$", re.IGNORECASE)
+_NONE = re.compile(r"(?:0+(?:\.0+)?|none|nil|)\s*$", re.IGNORECASE)
 
 
 def _says_none(claim: str, unit: str) -> bool:
     """Whether the claim's negation is what a field of ``unit`` says: the claim negates and
-    says a field whose value is ``no``, ``false``, ``0`` or ``none`` ("there was no night
-    flow" against ``night_flow_l_per_h: 0``; one- and two-letter unit parts of the name
-    aside)."""
+    says a field whose value is ``no``, ``false``, ``0``, ``none`` or nothing ("there was no
+    night flow" against ``night_flow_l_per_h: 0``; "no expiry recorded" against
+    ``expiry:``; one- and two-letter unit parts of the name aside)."""
     return negates(claim) and any(
         _YES_NO.get(value) is False or _NONE.match(value)
-        for _, value in said_fields(claim, unit, shortest=3)
+        for _, value in said_fields(claim, unit, shortest=3, empty=True)
     )
 
 

@@ -627,13 +627,27 @@ def stem(word: str) -> str:
     return w[:6]
 
 
-def said_fields(claim: str, unit: str, *, shortest: int = 1) -> Iterator[tuple[str, str]]:
+def said_fields(
+    claim: str, unit: str, *, shortest: int = 1, empty: bool = False
+) -> Iterator[tuple[str, str]]:
     """(the line as written, its value) of each ``key: value`` field of ``unit``
     (:func:`field`) whose name the claim says: every content word of the name of at least
-    ``shortest`` letters, by :func:`stem`."""
-    said = {stem(t) for t in content_terms(claim)}
+    ``shortest`` letters, by :func:`stem`; a word of three or four letters may be the
+    abbreviation of a longer word of the claim (``cas_care_expiry`` of "casualty care
+    expiry"). ``empty``: fields with no value (``expiry:``) too, their value ``""``."""
+    words = content_terms(claim)
+    said = {stem(t) for t in words}
+
+    def spoken(t: str) -> bool:
+        return stem(t) in said or (
+            3 <= len(t) <= 4 and any(len(w) > len(t) and w.startswith(t) for w in words)
+        )
+
     for part in re.split(r"[;\n]", unit):
         kv = field(part)
+        if kv is None and empty:
+            bare = _EMPTY_FIELD.match(part)
+            kv = (bare.group(1), "") if bare else None
         if kv is None:
             continue
         terms = {
@@ -641,8 +655,11 @@ def said_fields(claim: str, unit: str, *, shortest: int = 1) -> Iterator[tuple[s
             for t in content_terms(kv[0].replace("_", " "))
             if len(t) >= shortest and not any(ch.isdigit() for ch in t)  # "trips_24h"
         }
-        if terms and all(stem(t) in said for t in terms):
+        if terms and all(spoken(t) for t in terms):
             yield part.strip(), kv[1].casefold()
+
+
+_EMPTY_FIELD = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s*$")
 
 
 def _sorts(v: Value) -> frozenset[str]:
