@@ -25,7 +25,7 @@ from pytest_provenai.attribution.pipeline import Verifier, named_or_routed, stat
 from pytest_provenai.attribution.protected import check_values, content_terms, overlap, rescue
 from pytest_provenai.attribution.record import Auditor
 from pytest_provenai.attribution.repair import FALLBACK, repair
-from pytest_provenai.attribution.routing import anchor, centroid, cosine, route
+from pytest_provenai.attribution.routing import anchor, centroid, cosine, on_topic, route
 from pytest_provenai.attribution.verdict import Judgement, answer_verdict, decide
 from pytest_provenai.audit.metrics import aggregate
 from pytest_provenai.frozen.traces import (
@@ -232,6 +232,36 @@ def test_a_claim_goes_to_the_one_output_holding_all_its_values() -> None:
     # a stated record in the attribution phrase anchors too (the whole text is read)
     stated = "The refund of 96.50 EUR was accepted, per booking KT-4401's record."
     assert anchor(r, stated, "The refund of 96.50 EUR was accepted.", _BOOKINGS).source == "b2"
+
+
+_PETS = {
+    "c1": "client: C-31\nowner: Ilse Varga\npet: Moss\ngroomer: Tamsin\ninterval_weeks: 6",
+    "c2": "client: C-44\nowner: Bram Oduya\npet: Juniper\ngroomer: Lewin\ninterval_weeks: 8",
+    "s1": "title: Coat care for spaniels\nurl: https://example.org/coat\nsnippet: brush weekly",
+}
+_TOOLS = {"c1": "get_client", "c2": "get_client", "s1": "web_search"}
+_FAMILIES = {"c1": "record", "c2": "record", "s1": "search"}
+
+
+def test_a_claim_that_names_no_record_is_about_the_one_the_answer_named() -> None:
+    """Two client files of one tool: "He's groomed every six weeks" names neither, and the
+    answer is about Juniper (c2), so the claim is checked against c2 even though the
+    centroid (and c1's matching value) picked c1."""
+    r = route([1.0, 0.0], {"c1": [1.0, 0.0], "c2": [0.8, 0.6], "s1": [0.0, 1.0]})
+    earlier = ["What's on Juniper's file?", "Juniper belongs to Bram Oduya."]
+    moved = on_topic(r, "He's groomed every six weeks.", earlier, _PETS, _TOOLS, _FAMILIES)
+    assert (moved.source, moved.status) == ("c2", "topic_anchored")
+    # the request alone names the record too
+    alone = on_topic(r, "Groomed every six weeks.", ["Juniper's file?"], _PETS, _TOOLS, _FAMILIES)
+    assert alone.source == "c2"
+    # a claim that names a record, an answer that compares both, or none named: unmoved
+    assert on_topic(r, "Moss sees Tamsin.", earlier, _PETS, _TOOLS, _FAMILIES) is r
+    both = ["Both Moss and Juniper are booked."]
+    assert on_topic(r, "Groomed every six weeks.", both, _PETS, _TOOLS, _FAMILIES) is r
+    assert on_topic(r, "Groomed every six weeks.", [""], _PETS, _TOOLS, _FAMILIES) is r
+    # records of another shape (a totals object and a per-host table) are not siblings
+    other = {**_PETS, "c2": "host,p95_ms\nwh-1,240\nwh-2,5120"}
+    assert on_topic(r, "p95 peaked.", ["wh-2 was worst."], other, _TOOLS, _FAMILIES) is r
 
 
 def test_a_field_name_does_not_hold_a_claim_in_its_record() -> None:
@@ -441,7 +471,9 @@ def test_pipeline_routes_supports_and_flags_conflation() -> None:
     assert conflated.claims[0].verdict == "conflated"
     assert conflated.verdict.reasons == ("conflation",)
     swapped = v.verify("The monthly fee of Velmora Ostrand is 42.50 EUR.", evidence, TOOLS)
-    assert swapped.claims[0].reasons == ("missing_protected_values",)
+    # the field the claim names ("monthly fee") holds another amount: contradicted
+    assert swapped.claims[0].verdict == "contradicted"
+    assert swapped.claims[0].reasons == ("field_conflict",)
     assert swapped.claims[0].missing_values == ("42.50 EUR",) and not swapped.verdict.allowed
 
 

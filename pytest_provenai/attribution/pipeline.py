@@ -30,7 +30,7 @@ from pytest_provenai.attribution.conversation import (
 from pytest_provenai.attribution.decompose import Claim, decompose
 from pytest_provenai.attribution.families import Attribution, compatible, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
-from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, route
+from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, on_topic, route
 from pytest_provenai.attribution.rows import tabular_records
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS, Listing
 from pytest_provenai.attribution.support import CONFLICT_REASONS, support_signals
@@ -285,9 +285,16 @@ class Verifier:
     def _threshold(self) -> float:
         return self.judge.threshold if self.judge is not None else self.checker.threshold
 
-    def prepare(self, claims: Sequence[Claim], evidence: EvidenceSet) -> list[PreparedClaim]:
+    def prepare(
+        self, claims: Sequence[Claim], evidence: EvidenceSet, request: str = ""
+    ) -> list[PreparedClaim]:
         return prepare_claims(
-            self.encoder, claims, evidence, extra=self.extra, budget=self.premise_budget
+            self.encoder,
+            claims,
+            evidence,
+            extra=self.extra,
+            budget=self.premise_budget,
+            request=request,
         )
 
     # -- verification ----------------------------------------------------------------
@@ -330,16 +337,17 @@ class Verifier:
         return [replace(c, factual=False) if c.index in marked else c for c in claims], marked
 
     def verify_claims(
-        self, text: str, claims: Sequence[Claim], evidence: EvidenceSet
+        self, text: str, claims: Sequence[Claim], evidence: EvidenceSet, *, request: str = ""
     ) -> AnswerResult:
         """Verify given claims of ``text`` (gold claims of a fixture, or decomposed ones).
         The support text of each claim is its ``content``: the claim without its attribution
         phrase (stripped by the decomposer), so support is judged on the fact alone and the
-        stated family is checked separately (conflation)."""
+        stated family is checked separately (conflation). ``request``: what the answer
+        answers, for the record a claim that names none is about (:func:`.routing.on_topic`)."""
         claims, conversational = self.find_conversation(self.resolve_attributions(claims), evidence)
         families = evidence.families()
         try:
-            prepared = self.prepare(claims, evidence)
+            prepared = self.prepare(claims, evidence, request)
             prep_error: str | None = None
         except Exception as exc:  # a failed component never lets a claim through
             prepared = [PreparedClaim(c, route([], {}), None, "", None) for c in claims]
@@ -417,7 +425,7 @@ class Verifier:
         """Decompose ``text`` and verify its claims (``listing``: the trace's tool listing,
         for attributions that name a tool by its description or by what it opened)."""
         claims = decompose(text, tools, question=question, listing=listing)
-        return self.verify_claims(text, claims, evidence)
+        return self.verify_claims(text, claims, evidence, request=question or "")
 
 
 def _premise(
@@ -445,6 +453,7 @@ def prepare_claims(
     extra: Sequence[FeatureSource] = (),
     budget: int = PREMISE_BUDGET,
     stated_routes: bool = True,
+    request: str = "",
 ) -> list[PreparedClaim]:
     """Route every factual claim, select its premise and compute its feature row (the same
     function derives the calibration table and verifies answers). A claim whose stated
@@ -527,13 +536,17 @@ def prepare_claims(
             signals.values.unparsed,
         )
 
+    tool_of = {e.source: e.tool for e in evidence.items}
+    family_of = {e.source: e.family for e in evidence.items}
     out: list[PreparedClaim] = []
-    for claim in claims:
+    for n, claim in enumerate(claims):
         if not claim.factual or not centroids:
             out.append(PreparedClaim(claim, route([], {}), None, "", None))
             continue
         q = vec_of[claim.index]
         r = anchor(route(q, centroids), claim.text, claim.content, outputs)
+        earlier = [request, *(c.text for c in claims[:n])]
+        r = on_topic(r, claim.text, earlier, outputs, tool_of, family_of)
         p = prepared(claim, q, r)
         if stated_routes:
             named = stated_route(claim.attribution, r, evidence)

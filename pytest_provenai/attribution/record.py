@@ -152,12 +152,13 @@ def _answer_entry(
     tools: Mapping[str, str],
     listing: Listing,
     role: str,
+    request: str = "",
 ) -> tuple[dict[str, Any], AnswerResult, RepairResult]:
     claims = [
         claim_at(answer.text, g.range, tools, index=j, listing=listing)
         for j, g in enumerate(answer.claims)
     ]
-    result = auditor.verifier.verify_claims(answer.text, claims, evidence)
+    result = auditor.verifier.verify_claims(answer.text, claims, evidence, request=request)
     fixed = auditor.repair(result, evidence, tools, listing=listing)
     factual_gold = [g for g in answer.claims if g.verdict != "non_factual"]
     expected = "allow" if all(g.verdict == "supported" for g in factual_gold) else "block"
@@ -222,7 +223,7 @@ def trace_record(
     results = []
     for answer in case.answers:
         entry, result, _ = _answer_entry(
-            auditor, answer, evidence, case.families, listing, "answer"
+            auditor, answer, evidence, case.families, listing, "answer", case.request
         )
         entries.append(entry)
         results.append((answer, result))
@@ -250,10 +251,10 @@ def probe_record(
     evidence = collect_evidence(case.calls, case.families)
     listing = case_listing(case)
     probe, probe_result, probe_fix = _answer_entry(
-        auditor, case.probe, evidence, case.families, listing, "probe"
+        auditor, case.probe, evidence, case.families, listing, "probe", case.request
     )
     control, control_result, _ = _answer_entry(
-        auditor, case.control, evidence, case.families, listing, "control"
+        auditor, case.control, evidence, case.families, listing, "control", case.request
     )
     wrong = case.probe.claims[0].stated_family
     retained = wrong is not None and _wrongly_stated(

@@ -29,19 +29,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_provenai.attribution.protected import claim_values, content_terms
-from pytest_provenai.attribution.rows import cut_values, without_keys
+from pytest_provenai.attribution.rows import cut_values, field, records, without_keys
 from pytest_provenai.attribution.support import names
 from pytest_provenai.attribution.values import match_values
 
-__all__ = ["ROUTE_STATUSES", "Route", "anchor", "centroid", "cosine", "route"]
+__all__ = ["ROUTE_STATUSES", "Route", "anchor", "centroid", "cosine", "on_topic", "route"]
 
 Vector = Sequence[float]
 
 #: ``routed``: two or more sources, top one chosen; ``single_source``: only one source (the
 #: margin is the score itself); ``value_anchored``: moved from the centroid's choice to the
 #: one output holding all the claim's values (:func:`anchor`; the margin is then the moved-to
-#: score minus the centroid's best, ≤ 0); ``no_evidence``: nothing to route to.
-ROUTE_STATUSES = ("routed", "single_source", "value_anchored", "no_evidence")
+#: score minus the centroid's best, ≤ 0); ``topic_anchored``: moved to the output of the same
+#: tool that the answer is about (:func:`on_topic`); ``no_evidence``: nothing to route to.
+ROUTE_STATUSES = ("routed", "single_source", "value_anchored", "topic_anchored", "no_evidence")
 
 
 def _norm(v: Vector) -> float:
@@ -145,3 +146,68 @@ def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Ro
         return r
     score = dict(r.ranking)[target]
     return Route(target, score, score - r.score, r.ranking, "value_anchored")
+
+
+def on_topic(
+    r: Route,
+    content: str,
+    earlier: Sequence[str],
+    outputs: Mapping[str, str],
+    tool_of: Mapping[str, str],
+    family_of: Mapping[str, str],
+) -> Route:
+    """``r`` moved to the output the answer is talking about, or ``r`` itself.
+
+    When the routed output is one of several structured outputs of one tool (two client
+    files, two donors' records: :func:`~.rows.records`) and the claim says no name or
+    identifier that any of them holds ("His preferred groomer's Carys."), the claim is
+    about the record the answer last named: the nearest ``earlier`` text (the request the
+    answer answers, then the claims before this one) that names exactly one of those
+    outputs by a name or identifier only it holds ("So Otis is Gideon Marsh-Ashdown's
+    boy"). A claim routed elsewhere is moved there and checked against what that record
+    says: a value only the other record holds is then no support. An earlier text that
+    names two of them (a comparison) settles nothing. Only between records of one shape
+    (:func:`_alike`), and not for search results, which are about different things."""
+    if r.source is None or len(r.ranking) < 2:
+        return r
+    tool = tool_of.get(r.source)
+    same = [s for s in outputs if tool_of.get(s) == tool and records(outputs[s]) is not None]
+    if family_of.get(r.source) == "search":  # search results are about different things
+        return r
+    if r.source not in same or len(same) < 2:
+        return r
+
+    def held(text: str) -> list[list[str]]:
+        ids = [v.text for v in claim_values(text) if v.kind == "identifier"]
+        return [[s for s in same if _says(outputs[s], n)] for n in [*names(text), *ids]]
+
+    def named(text: str) -> set[str]:
+        return {holders[0] for holders in held(text) if len(holders) == 1}
+
+    if any(held(content)):  # the claim names what it is about
+        return r
+    for text in reversed(earlier):
+        found = named(text)
+        if len(found) > 1:
+            return r
+        if found:
+            target = found.pop()
+            break
+    else:
+        return r
+    if target == r.source or not _alike(outputs[target], outputs[r.source]):
+        return r
+    score = dict(r.ranking)[target]
+    return Route(target, score, score - r.score, r.ranking, "topic_anchored")
+
+
+def _keys(text: str) -> set[str]:
+    found = records(text) or []
+    return {kv[0].casefold() for r in found for kv in map(field, r.split("\n")) if kv}
+
+
+def _alike(a: str, b: str) -> bool:
+    """Whether two outputs are records of one shape (half their field names or more in
+    common): two client files, not a cluster's totals and its per-host table."""
+    ka, kb = _keys(a), _keys(b)
+    return bool(ka and kb) and len(ka & kb) >= 0.5 * len(ka | kb)

@@ -136,7 +136,9 @@ def derive_rows(
             claim_at(answer.text, gold.range, case.families, index=j, listing=listing)
             for j, gold in enumerate(answer.claims)
         ]
-        prepared = prepare_claims(encoder, claims, evidence, extra=extra, stated_routes=False)
+        prepared = prepare_claims(
+            encoder, claims, evidence, extra=extra, stated_routes=False, request=case.request
+        )
         for gold, p in zip(answer.claims, prepared, strict=True):
             if p.row is None:
                 continue
