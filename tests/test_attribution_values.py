@@ -1322,3 +1322,20 @@ def test_twenty_third_round_no_value_recorded_is_a_negation_borne_out() -> None:
     assert not polarity("Ayo's first aid expiry is in May.", row).negation
     # a field that holds a value is still negated
     assert polarity("Ayo has no grade recorded.", row).negation
+
+
+def test_twenty_third_round_spoken_numbers_and_units() -> None:
+    def read(text: str) -> list[tuple[str, object]]:
+        return [(v.text, v.key) for v in read_values(text)]
+
+    # a spoken decimal is one number, not "twelve" and a typographic point
+    assert present("Weighed in at twelve point six kilos.", "weight_kg: 12.6") == [True]
+    assert present("Weighed in at twelve point five kilos.", "weight_kg: 12.6") == [False]
+    assert read("Make that two point oh five m.")[0][0] == "two point oh five m"
+    # a function word after an amount is no unit: the duration after it is read whole
+    said = read("The intro is £28 for forty-five minutes.")
+    assert [t for t, _ in said] == ["£28", "forty-five minutes"]
+    assert read("Band B covers 5 to 6 items.") == [("5", 5.0), ("6", 6.0)]
+    # informal storage units
+    assert present("A big one, 9.4 gig.", "File Size: 9.4 GB") == [True]
+    assert present("A big one, 9.4 gig.", "File Size: 9.4 MB") == [False]

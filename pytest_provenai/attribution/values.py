@@ -75,9 +75,15 @@ _NUMWORD = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
 #: "and a half" / "and a quarter" / "and three quarters" after a number in words.
 _FRACTION = r"\s+and\s+(?:a\s+half|a\s+quarter|three\s+quarters)"
 _FRACTIONS = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
+#: Spoken decimals: "twelve point six", "seven point nine five".
+_DIGIT_WORDS = {
+    w: i for i, w in enumerate("zero one two three four five six seven eight nine".split())
+}
+_DIGIT_WORDS["oh"] = 0
+_POINT = r"\s+point(?:\s+(?:" + "|".join(_DIGIT_WORDS) + r"))+"
 _NUMWORDS = (
     rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+)(?!three\s+quarters){_NUMWORD})*"
-    rf"(?:{_FRACTION})?(?![a-z])"
+    rf"(?:{_POINT}|{_FRACTION})?(?![a-z])"
 )
 _MULTIPLIERS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "treble": 3.0, "quadruple": 4.0}
 #: A number as written: thousands grouped by commas only in threes ("18,420", never the
@@ -311,7 +317,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             rf"(?:[£$€][ \t]?)?(?:{_DIGITS}|\b{_NUMWORDS})(?:[ \t]*-[ \t]*|[ \t]*)"
             r"(?:%|°[ \t]?[CF]\b"
-            r"|[A-Za-zµ]+[²³]?(?:/[A-Za-z]+\b"
+            # a unit is no function word ("£28 for forty-five minutes": "for" is no unit)
+            r"|(?!(?:for|to|and|or|of|in|on|at|by|from|with|than|the)\b)"
+            r"[A-Za-zµ]+[²³]?(?:/[A-Za-z]+\b"
             r"|[ \t]+(?:per|an?|/)[ \t]+(?:(?:cubic|square)[ \t]+)?[A-Za-z]+"
             r"|[ \t]+[A-Za-z]+)?)?",
             re.IGNORECASE,
@@ -398,8 +406,17 @@ _RELEASE_WORDS = r"(?:alpha|beta|dev|pre|post|final|release|patch|build|stable|l
 _LETTER_UNITS = frozenset({"g", "m", "h", "s", "l"})
 #: Electrical units written on a number, upper case only ("16A", "230V", "900W").
 _ELECTRIC_LETTERS = frozenset({"A", "V", "W"})
-#: Informal unit words pint reads otherwise ("kilos" would be kiloseconds).
-_UNIT_ALIASES = {"kilo": "kilogram", "kilos": "kilogram", "kgs": "kilogram"}
+#: Informal unit words pint reads otherwise ("kilos" would be kiloseconds) or not at all
+#: ("gig").
+_UNIT_ALIASES = {
+    "kilo": "kilogram",
+    "kilos": "kilogram",
+    "kgs": "kilogram",
+    "gig": "gigabyte",
+    "gigs": "gigabyte",
+    "meg": "megabyte",
+    "megs": "megabyte",
+}
 
 
 @dataclass(frozen=True)
@@ -468,8 +485,9 @@ def _parse_date(text: str) -> _dt.datetime | None:
 
 @lru_cache(maxsize=65536)
 def _number_words(text: str) -> float | None:
-    """A number in words ("twenty-five", "two and a half"); number_parser reads no
-    fractions, so a trailing "and a half / a quarter / three quarters" is added here."""
+    """A number in words ("twenty-five", "two and a half", "twelve point six");
+    number_parser reads no fractions or spoken decimals, so a trailing "and a half / a
+    quarter / three quarters" or "point <digits>" is added here."""
     from number_parser import parse_number
 
     fraction = 0.0
@@ -477,6 +495,10 @@ def _number_words(text: str) -> float | None:
     if m is not None:
         part = " ".join(m.group(0).split()[1:]).casefold()
         fraction, text = _FRACTIONS[part], text[: m.start()]
+    m = re.search(rf"{_POINT}$", text, re.IGNORECASE)
+    if m is not None:  # "twelve point six": the digits after "point" one by one
+        digits = "".join(str(_DIGIT_WORDS[w.casefold()]) for w in m.group(0).split()[1:])
+        fraction, text = float(f"0.{digits}"), text[: m.start()]
     n = parse_number(text.replace("-", " "))
     return None if n is None else float(n) + fraction
 
