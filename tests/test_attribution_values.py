@@ -1339,3 +1339,21 @@ def test_twenty_third_round_spoken_numbers_and_units() -> None:
     # informal storage units
     assert present("A big one, 9.4 gig.", "File Size: 9.4 GB") == [True]
     assert present("A big one, 9.4 gig.", "File Size: 9.4 MB") == [False]
+
+
+def test_twenty_third_round_a_superlative_is_checked_against_its_column() -> None:
+    from pytest_provenai.attribution.rows import superlative_conflict
+
+    runs = "boat | crew | time_min\nB-1 | 4 | 52.5\nB-2 | 6 | 48.0\nB-3 | 5 | 61.2"
+
+    def conflict(claim: str) -> tuple[str, ...]:
+        return superlative_conflict(claim, read_values(claim), runs)
+
+    assert conflict("The longest run was B-1's, at 52.5 minutes.") == ("52.5 minutes",)
+    assert conflict("The longest run was B-3's, at 61.2 minutes.") == ()
+    assert conflict("The shortest run took 48.0 minutes.") == ()
+    assert conflict("The shortest run took 52.5 minutes.") == ("52.5 minutes",)
+    # not a superlative of the value: second place, "12 min", or two amounts
+    assert conflict("The second longest run took 52.5 minutes.") == ()
+    assert conflict("B-1 took 52.5 min.") == ()
+    assert conflict("The longest run was 61.2 minutes with 5 crew.") == ()

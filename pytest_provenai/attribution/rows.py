@@ -52,6 +52,7 @@ __all__ = [
     "row_check",
     "said_fields",
     "stem",
+    "superlative_conflict",
     "tabular_records",
     "without_keys",
 ]
@@ -690,6 +691,63 @@ _BOUNDED = re.compile(
 #: Field-name words that say only what sort of value a field holds ("date", "time"): a
 #: claim that says one names no field by it.
 _SORT_WORDS = frozenset("date time day year month number value amount".split())
+
+
+#: Superlatives that say a value is the most or the least of its column.
+_MOST = frozenset("highest biggest largest longest heaviest warmest hottest greatest".split())
+_LEAST = frozenset("lowest smallest shortest lightest coldest coolest fewest".split())
+_SUPERLATIVE = re.compile(
+    r"(?<!second )(?<!third )(?<!2nd )(?<!3rd )\b(?P<w>"
+    + "|".join(sorted(_MOST | _LEAST))
+    + r"|(?:the|its)\s+(?:most|least))\b",
+    re.IGNORECASE,
+)
+
+
+def _magnitude(v: Value) -> float | None:
+    if v.kind == "number":
+        return float(v.key)
+    if v.kind == "quantity":
+        return float(v.key[0])
+    return None
+
+
+def _holds(v: Value, cell: str) -> bool:
+    return match_values([v], cell)[0].present
+
+
+def superlative_conflict(
+    content: str, values: Sequence[Value], source_text: str
+) -> tuple[str, ...]:
+    """A value the claim calls the highest or the lowest ("Lowest pre-donation Hb of the
+    morning was ND-1992268 at 15.0 g/dL") that another row of the table beats in the same
+    column (a donor at 13.4 g/dL). The claim's one amount in the superlative's sentence is
+    checked in every column of the table's data rows that holds it; rows whose cell of that
+    column no parser reads are left out. Not for "second highest", nor for a claim without
+    exactly one superlative or one amount."""
+    found = list(_SUPERLATIVE.finditer(content))
+    amounts = [v for v in values if _magnitude(v) is not None and not _count_word(v)]
+    if len(found) != 1 or len(amounts) != 1:
+        return ()
+    word = found[0].group("w").casefold().split()[-1]
+    most = word in _MOST or word == "most"
+    v = amounts[0]
+    rows = tabular_records(source_text)
+    if rows is None:
+        return ()
+    data = [_fields(r) for r in rows if "\n" in r.strip()]
+    if len(data) < 2:
+        return ()
+    for key in sorted({k for row in data for k, c in row.items() if _holds(v, c)}):
+        cells = [read_values(row.get(key, "")) for row in data]
+        sizes = [_magnitude(c[0]) if len(c) == 1 else None for c in cells]
+        known = [m for m in sizes if m is not None]
+        mine = [m for m, row in zip(sizes, data, strict=True) if _holds(v, row.get(key, ""))]
+        if len(known) < 2 or len(mine) != 1 or mine[0] is None:
+            continue
+        if (max(known) > mine[0]) if most else (min(known) < mine[0]):
+            return (v.text,)
+    return ()
 
 
 def _touched(clause: str, unit: str) -> list[str]:

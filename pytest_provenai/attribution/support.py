@@ -21,7 +21,10 @@ negated fields (its chunk may be one line of it). A *conflict* makes the claim
 * ``field_conflict`` — a source that is not a table of rows has a ``key: value`` field
   that the claim names beside one of its values, and that field holds another value of
   the same sort and not the claim's ("requested at 14:20" against ``aircraft: …
-  requested 14:02``; :func:`~pytest_provenai.attribution.rows.field_conflict`).
+  requested 14:02``; :func:`~pytest_provenai.attribution.rows.field_conflict`);
+* ``superlative_conflict`` — the claim calls its amount the highest or the lowest and
+  another row of the table holds a higher or lower one in that column
+  (:func:`~pytest_provenai.attribution.rows.superlative_conflict`).
 
 A neutral decision is lexically rescued (supported) only without a conflict, a missing value
 or an absent name: on structured evidence when the claim's row holds its values
@@ -56,6 +59,7 @@ from pytest_provenai.attribution.rows import (
     prose_other_sentence,
     records,
     row_check,
+    superlative_conflict,
 )
 from pytest_provenai.attribution.values import Value, match_values
 
@@ -75,6 +79,7 @@ CONFLICT_REASONS = (
     "negation_conflict",
     "antonym_conflict",
     "field_conflict",
+    "superlative_conflict",
 )
 NEGATION_OVERLAP = 0.6
 """A negation mismatch is a conflict only when the claim and its unit share this share of
@@ -272,6 +277,10 @@ def support_signals(
         content, [v for v in read if v.text not in borne], record or source_text
     ):
         conflict = "field_conflict"
+    elif row.structured and superlative_conflict(
+        content, [v for v in read if v.text not in borne], source_text
+    ):
+        conflict = "superlative_conflict"
     folded_source = " ".join(f"{source_text} {asked if structured else ''}".split()).casefold()
     named = content
     for v in sorted(claim_values(content), key=lambda v: -v.span[0]):

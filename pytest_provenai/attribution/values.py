@@ -317,8 +317,10 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             rf"(?:[£$€][ \t]?)?(?:{_DIGITS}|\b{_NUMWORDS})(?:[ \t]*-[ \t]*|[ \t]*)"
             r"(?:%|°[ \t]?[CF]\b"
-            # a unit is no function word ("£28 for forty-five minutes": "for" is no unit)
-            r"|(?!(?:for|to|and|or|of|in|on|at|by|from|with|than|the)\b)"
+            # a function word before another number is no unit ("£28 for forty-five
+            # minutes": "for" is no unit of the 28)
+            r"|(?!(?:for|to|and|or|of|in|on|at|by|from|with|than)\s+"
+            rf"(?:\d|{_NUMWORD}\b))"
             r"[A-Za-zµ]+[²³]?(?:/[A-Za-z]+\b"
             r"|[ \t]+(?:per|an?|/)[ \t]+(?:(?:cubic|square)[ \t]+)?[A-Za-z]+"
             r"|[ \t]+[A-Za-z]+)?)?",

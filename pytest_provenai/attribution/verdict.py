@@ -8,9 +8,10 @@ A claim's verdict, first that applies:
 * ``contradicted`` with reason ``high_confidence_contradiction`` — an NLI model, when one
   is given, says contradiction with probability ≥ :data:`CONTRADICTION_CONFIDENCE`;
 * ``contradicted`` with reason ``value_from_other_row`` / ``negation_conflict`` /
-  ``antonym_conflict`` / ``field_conflict`` — the claim's row lacks a value another row
-  holds, the claim negates or says the antonym of its evidence unit, or the field the
-  claim names holds another value of the same sort
+  ``antonym_conflict`` / ``field_conflict`` / ``superlative_conflict`` — the claim's row
+  lacks a value another row holds, the claim negates or says the antonym of its evidence
+  unit, the field the claim names holds another value of the same sort, or another row
+  beats the value the claim calls the highest or lowest
   (:mod:`~pytest_provenai.attribution.support`), whatever the calibrated score;
 * ``supported`` or ``conflated`` — the calibrated support probability reaches the
   threshold and no protected value is missing from the routed premise (or a neutral
@@ -74,6 +75,7 @@ BLOCK_REASONS = (
     "negation_conflict",
     "antonym_conflict",
     "field_conflict",
+    "superlative_conflict",
     "missing_protected_values",
     "not_routed",
     "insufficient_support",
