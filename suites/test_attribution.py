@@ -40,9 +40,11 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 # (329/448; the fourteenth-round verifier 318/448). Fourteen since the twenty-second
 # (recording_studio, drawn at random, read only as aggregates): reject F1 0.799, the
 # twenty-first-round verifier 0.787 on the same fourteen (0.810 on its thirteen), so the
-# floor moved from 0.80 to 0.78 with the fresh domain, not with the verifier.
-HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.799 (thirteen domains 0.829 last round)
-HANDWRITTEN_VERDICT_ACCURACY = 0.72  # measured 0.736 (510/693); target 0.85
+# floor moved from 0.80 to 0.78 with the fresh domain, not with the verifier. Fifteen since
+# the twenty-third (print_shop, likewise): reject F1 0.789, verdicts 0.724 (567/783), the same
+# 567 as the twenty-second-round verifier on the fifteen; both floors now sit close.
+HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.789 (fifteen domains; 0.799 on the fourteen before)
+HANDWRITTEN_VERDICT_ACCURACY = 0.72  # measured 0.724 (567/783); target 0.85
 # Every probe blocked until the fourteenth round: its test domain's two probes pass, with the
 # thirteenth-round verifier too (16/18 both). In the fifteenth a food_bank probe passes too
 # (17/20 blocked, one wrong attribution retained). The floors record those measurements so
