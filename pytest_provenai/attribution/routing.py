@@ -150,7 +150,7 @@ def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Ro
 
 def on_topic(
     r: Route,
-    content: str,
+    claim: str,
     earlier: Sequence[str],
     outputs: Mapping[str, str],
     tool_of: Mapping[str, str],
@@ -159,21 +159,22 @@ def on_topic(
     """``r`` moved to the output the answer is talking about, or ``r`` itself.
 
     When the routed output is one of several structured outputs of one tool (two client
-    files, two donors' records: :func:`~.rows.records`) and the claim says no name or
-    identifier that any of them holds ("His preferred groomer's Carys."), the claim is
-    about the record the answer last named: the nearest ``earlier`` text (the request the
-    answer answers, then the claims before this one) that names exactly one of those
-    outputs by a name or identifier only it holds ("So Otis is Gideon Marsh-Ashdown's
-    boy"). A claim routed elsewhere is moved there and checked against what that record
-    says: a value only the other record holds is then no support. An earlier text that
-    names two of them (a comparison) settles nothing. Only between records of one shape
-    (:func:`_alike`), and not for search results, which are about different things."""
+    files, two donors' records: :func:`~.rows.records`) and the ``claim`` (its whole text,
+    attribution phrase included) says no name or identifier that any of them holds ("His
+    preferred groomer's Carys."), the claim is about the record the answer last named: the
+    nearest ``earlier`` text (the request the answer answers, then the claims before this
+    one) that names exactly one of those outputs by a name or identifier only it holds ("So
+    Otis is Gideon Marsh-Ashdown's boy"). A claim routed elsewhere is moved there and
+    checked against what that record says: a value only the other record holds is then no
+    support. An earlier text that names two of them (a comparison) settles nothing. Only
+    between records of one shape (:func:`_alike`), and not for search results, which are
+    about different things."""
     if r.source is None or len(r.ranking) < 2:
+        return r
+    if family_of.get(r.source) == "search":  # search results are about different things
         return r
     tool = tool_of.get(r.source)
     same = [s for s in outputs if tool_of.get(s) == tool and records(outputs[s]) is not None]
-    if family_of.get(r.source) == "search":  # search results are about different things
-        return r
     if r.source not in same or len(same) < 2:
         return r
 
@@ -184,7 +185,7 @@ def on_topic(
     def named(text: str) -> set[str]:
         return {holders[0] for holders in held(text) if len(holders) == 1}
 
-    if any(held(content)):  # the claim names what it is about
+    if any(held(claim)):  # the claim names what it is about (its attribution phrase too)
         return r
     for text in reversed(earlier):
         found = named(text)
