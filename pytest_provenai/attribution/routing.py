@@ -26,6 +26,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pytest_provenai.attribution.protected import claim_values, content_terms
@@ -174,7 +175,7 @@ def on_topic(
     if family_of.get(r.source) == "search":  # search results are about different things
         return r
     tool = tool_of.get(r.source)
-    same = [s for s in outputs if tool_of.get(s) == tool and records(outputs[s]) is not None]
+    same = [s for s in outputs if tool_of.get(s) == tool and _shape(outputs[s]) is not None]
     if r.source not in same or len(same) < 2:
         return r
 
@@ -202,13 +203,18 @@ def on_topic(
     return Route(target, score, score - r.score, r.ranking, "topic_anchored")
 
 
-def _keys(text: str) -> set[str]:
-    found = records(text) or []
-    return {kv[0].casefold() for r in found for kv in map(field, r.split("\n")) if kv}
+@lru_cache(maxsize=512)
+def _shape(text: str) -> frozenset[str] | None:
+    """The field names of an output's records (:func:`~.rows.records`), or None when it is
+    no records. Cached: every claim of an answer asks it of the same outputs."""
+    found = records(text)
+    if found is None:
+        return None
+    return frozenset(kv[0].casefold() for r in found for kv in map(field, r.split("\n")) if kv)
 
 
 def _alike(a: str, b: str) -> bool:
     """Whether two outputs are records of one shape (half their field names or more in
     common): two client files, not a cluster's totals and its per-host table."""
-    ka, kb = _keys(a), _keys(b)
+    ka, kb = _shape(a) or frozenset(), _shape(b) or frozenset()
     return bool(ka and kb) and len(ka & kb) >= 0.5 * len(ka | kb)

@@ -48,6 +48,7 @@ __all__ = [
     "field",
     "field_conflict",
     "log_other_line",
+    "name_terms",
     "records",
     "row_check",
     "said_fields",
@@ -644,7 +645,7 @@ def said_fields(
             3 <= len(t) <= 4 and any(len(w) > len(t) and w.startswith(t) for w in words)
         )
 
-    for part in re.split(r"[;\n]", unit):
+    for part in _FIELD_SPLIT.split(unit):
         kv = field(part)
         if kv is None and empty:
             bare = _EMPTY_FIELD.match(part)
@@ -653,13 +654,21 @@ def said_fields(
             continue
         terms = {
             t
-            for t in content_terms(kv[0].replace("_", " "))
+            for t in name_terms(kv[0])
             if len(t) >= shortest and not any(ch.isdigit() for ch in t)  # "trips_24h"
         }
         if terms and all(spoken(t) for t in terms):
             yield part.strip(), kv[1].casefold()
 
 
+def name_terms(key: str) -> set[str]:
+    """The content words of a field's name (``cas_care_expiry``: cas, care, expiry)."""
+    return content_terms(key.replace("_", " "))
+
+
+#: What separates the fields of a unit: lines, or "k: v; k: v" (a JSON object as the
+#: chunker writes it).
+_FIELD_SPLIT = re.compile(r"[;\n]")
 _EMPTY_FIELD = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s*$")
 
 
@@ -754,12 +763,10 @@ def _touched(clause: str, unit: str) -> list[str]:
     """The values of the fields of ``unit`` whose name shares a word with ``clause`` (by
     :func:`stem`): a field the clause may speak of ("moisture" of ``moisture_pct``)."""
     said = {stem(t) for t in content_terms(clause)}
-    out = []
-    for part in re.split(r"[;\n]", unit):
-        kv = field(part)
-        if kv is not None and {stem(t) for t in content_terms(kv[0].replace("_", " "))} & said:
-            out.append(kv[1])
-    return out
+    fields = (field(part) for part in _FIELD_SPLIT.split(unit))
+    return [
+        kv[1] for kv in fields if kv is not None and {stem(t) for t in name_terms(kv[0])} & said
+    ]
 
 
 def field_conflict(content: str, values: Sequence[Value], unit: str) -> tuple[str, ...]:
@@ -796,7 +803,7 @@ def field_conflict(content: str, values: Sequence[Value], unit: str) -> tuple[st
             kv[1]
             for part, _ in said_fields(clause, unit, shortest=3)
             if (kv := field(part)) is not None
-            and {t for t in content_terms(kv[0].replace("_", " ")) if len(t) >= 3} - _SORT_WORDS
+            and {t for t in name_terms(kv[0]) if len(t) >= 3} - _SORT_WORDS
         ]
         same = [c for c in named if any(_sorts(w) & sorts for w in read_values(c))]
         if same and not any(match_values([v], c)[0].present for c in _touched(clause, unit)):
