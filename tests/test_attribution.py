@@ -26,7 +26,7 @@ from pytest_provenai.attribution.protected import check_values, content_terms, o
 from pytest_provenai.attribution.record import Auditor
 from pytest_provenai.attribution.repair import FALLBACK, repair
 from pytest_provenai.attribution.routing import anchor, centroid, cosine, on_topic, route
-from pytest_provenai.attribution.verdict import Judgement, answer_verdict, decide
+from pytest_provenai.attribution.verdict import RESCUE_MARGIN, Judgement, answer_verdict, decide
 from pytest_provenai.audit.metrics import aggregate
 from pytest_provenai.frozen.traces import (
     ToolCall,
@@ -355,8 +355,14 @@ def test_decide_precedence() -> None:
     assert swap.missing_values == ("42.50",)  # a high score never excuses a missing value
     low = _decide(judgement=Judgement(0.2, {"not_enough_evidence": 0.7, "contradicted": 0.3}))
     assert (low.verdict, low.reasons) == ("not_enough_evidence", ("insufficient_support",))
-    rescued = _decide(judgement=Judgement(0.2, {}), rescue_ok=True)
+    rescued = _decide(judgement=Judgement(0.46, {}), rescue_ok=True)
     assert rescued.verdict == "supported" and rescued.rescued
+    # far under the threshold the score outweighs the words a claim shares with its row
+    assert RESCUE_MARGIN == 0.05
+    far = _decide(judgement=Judgement(0.44, {"contradicted": 1.0}), rescue_ok=True)
+    assert far.verdict == "contradicted" and not far.rescued
+    quote = _decide(judgement=Judgement(0.2, {}), rescue_ok=True, quoted=True)
+    assert quote.verdict == "supported" and quote.rescued  # a quotation, whatever its score
     wrong = find_attribution("According to the search results, t", TOOLS)
     assert _decide(attribution=wrong).verdict == "conflated"
     nli = Judgement(0.99, {}, {"contradiction": 0.95, "entailment": 0.05, "neutral": 0.0})

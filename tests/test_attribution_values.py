@@ -1357,3 +1357,59 @@ def test_twenty_third_round_a_superlative_is_checked_against_its_column() -> Non
     assert conflict("The second longest run took 52.5 minutes.") == ()
     assert conflict("B-1 took 52.5 min.") == ()
     assert conflict("The longest run was 61.2 minutes with 5 crew.") == ()
+
+
+def test_twenty_fourth_round_a_value_from_another_line_of_a_record() -> None:
+    from pytest_provenai.attribution.rows import line_other_value
+
+    callout = (
+        "incident: CR-041\ndate: 2033-10-18\nteam_leader: R. Ashe\nlog:\n"
+        "16:48 Stretcher lower started: 3 pitches\n"
+        "17:46 Lower complete at gully foot; carry-out begun\n"
+        "18:37 Casualty handed over to the ambulance at the road end"
+    )
+
+    def other(claim: str) -> tuple[str, ...]:
+        return line_other_value(claim, read_values(claim), callout)
+
+    # the clause's words are another line's, whose time is not the claim's
+    assert other("The casualty was handed over to the ambulance at the road end at 17:46.") == (
+        "17:46",
+    )
+    assert other("The lower was completed at the gully foot at 16:48.") == ("16:48",)
+    assert other("The casualty was handed over to the ambulance at the road end at 18:37.") == ()
+    # two times speak of two lines; a clause of one word is not read
+    assert other("The lower started at 16:48 and was complete at 17:46.") == ()
+    assert other("Handed over at 17:46.") == ()
+    # one shared word is not enough
+    assert other("The team was in the gully at 16:48.") == ()
+
+
+def test_twenty_fourth_round_a_count_in_words_counts_rows() -> None:
+    table = (
+        "slot | donor | status\n09:30 | A. Bell | attended\n09:45 | C. Dunn | DNA\n"
+        "10:00 | E. Fox | attended\n10:15 | G. Hale | DNA\n10:30 | I. Ives | cancelled"
+    )
+    # "two were DNA": a count in words with no noun after it is counted from the rows
+    claim = "Two attended, two were DNA and one cancelled."
+    assert set(counted(claim, read_values(claim), table)) == {"Two", "two", "one"}
+    wrong = "Three were DNA."
+    assert counted(wrong, read_values(wrong), table) == ()
+    # a label's number in digits is no count ("chair 2")
+    label = "The alarm was at chair 2."
+    assert counted(label, read_values(label), table) == ()
+
+
+def test_twenty_fourth_round_sterling_as_people_say_it() -> None:
+    # pounds and pence in words, "quid", and the notes
+    assert present("The part was six pound forty.", "price: 6.40 GBP") == [True]
+    assert present("The part was six pound forty.", "price: 6.04 GBP") == [False]
+    assert present("Three pounds sixty, please.", "fee: £3.60") == [True]
+    assert present("You put two quid in the tin.", "donation: £2.00") == [True]
+    assert present("You put two quid in the tin.", "donation: £3.00") == [False]
+    assert present("Donation: a fiver.", "donation: 5.00 GBP") == [True]
+    assert present("The tenner deposit is kept.", "deposit: £10") == [True]
+    assert present("The tenner deposit is kept.", "deposit: £20") == [False]
+    # pence only before a comma, a full stop or a function word: "40 minutes" is a duration
+    said = [(v.text, v.kind) for v in read_values("It was 6 pounds 40 minutes ago.")]
+    assert said[1] == ("40 minutes", "quantity")

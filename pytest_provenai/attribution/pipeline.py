@@ -216,6 +216,7 @@ class PreparedClaim:
     best_chunk: str = ""
     conflict: str | None = None
     unparsed: tuple[str, ...] = ()
+    quoted: bool = False
     # the claim routed to the source it names, when the content route went elsewhere
     # ("the player record says he is suspended" routed by its words to the rulebook)
     stated: PreparedClaim | None = None
@@ -400,6 +401,7 @@ class Verifier:
                 threshold=self._threshold(),
                 missing=p.missing,
                 rescue_ok=p.rescue_ok and self.judge is None,
+                quoted=p.quoted,
                 best_chunk=p.best_chunk,
                 conflict=p.conflict,
                 unparsed=p.unparsed,
@@ -534,6 +536,7 @@ def prepare_claims(
             parts[best],
             signals.conflict,
             signals.values.unparsed,
+            quoted=signals.quoted,
         )
 
     tool_of = {e.source: e.tool for e in evidence.items}

@@ -47,6 +47,7 @@ __all__ = [
     "cut_values",
     "field",
     "field_conflict",
+    "line_other_value",
     "log_other_line",
     "name_terms",
     "records",
@@ -848,11 +849,16 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
             continue
         of = _COUNT_OF.match(content, v.span[1])
         if of is None:
-            noun = _COUNTED_NOUN.match(content, v.span[1]) or (
-                _HAS.search(content, 0, v.span[0]) and _CLAUSE_END.match(content, v.span[1])
+            noun = (
+                _COUNTED_NOUN.match(content, v.span[1])
+                or (_HAS.search(content, 0, v.span[0]) and _CLAUSE_END.match(content, v.span[1]))
+                or _count_word(v)
             )
             if noun and _count_borne(content, v, values, data):
-                out.append(v.text)  # "2 vehicles kept by Ines Vardakis", "has three of them"
+                # "2 vehicles kept by Ines Vardakis", "has three of them", "two were DNA":
+                # a count in words counts rows whatever follows it (a label's number is
+                # written in digits: "chair 2")
+                out.append(v.text)
             continue
         total = [
             w
@@ -1085,6 +1091,78 @@ def _in_name(content: str, v: Value) -> bool:
         return False
     beside = content[: v.span[0]].split()[-1:] + content[v.span[1] :].split()[:1]
     return any(word[:1].isupper() for word in beside)
+
+
+#: Kinds of values :func:`line_other_value` reads: times and dates of events, and amounts.
+_LINE_KINDS = frozenset(("time", "datetime", "date", "quantity"))
+LINE_COVER = 0.5
+"""Least share of a claim's words (its values cut, stemmed) the line it is said of must hold
+(:func:`line_other_value`) ..."""
+LINE_MARGIN = 0.4
+"""... and by how much more than any line that holds the claim's value."""
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in content_terms(text)}
+
+
+def _line_sorts(v: Value) -> frozenset[str]:
+    """:func:`_sorts`, with a clock time said without am/pm ("quarter to four") a time."""
+    return frozenset({"time"}) if v.kind == "time12" else _sorts(v)
+
+
+def line_other_value(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
+    """Claim values taken from another line of a record or a log than the line the claim
+    speaks of (issue 23): "The casualty was handed to North Fells Ambulance at the Hollin Gill
+    road end at 17:46" against a call-out record whose ``17:46`` line says "Lower complete at
+    gully foot" and whose ``18:37`` line says "Casualty handed over to North Fells Ambulance at
+    Hollin Gill road end". A time, date or amount is returned when the lines that hold it
+    share little of the words of its clause (between commas, semicolons, dashes, "and",
+    "but"; values cut, stemmed), and another line holds two of them or more, at least
+    :data:`LINE_COVER` of them and :data:`LINE_MARGIN` more, and states a value of the same
+    sort that the claim does not say. Only for a claim's one value of its sort (a claim with
+    two times speaks of two lines), a clause of two words or more, and sources that are not
+    tables (their rows are :func:`row_check`'s)."""
+    lines = [ln for ln in source_text.split("\n") if ln.strip()]
+    if len(lines) < 3:
+        return ()
+    blank = cut_values(content, values, keep_offsets=True)
+    line_stems = [_stems(ln) for ln in lines]
+    line_values = [read_values(ln) for ln in lines]
+    out: list[str] = []
+    for v in values:
+        sorts = _line_sorts(v)
+        if v.kind not in _LINE_KINDS | {"time12"} or any(
+            w is not v and _line_sorts(w) & sorts for w in values
+        ):
+            continue
+        start, end = _clause_bounds(blank, v.span)
+        words = _stems(blank[start:end])
+        if len(words) < 2:
+            continue
+        holding = [i for i, ln in enumerate(lines) if match_values([v], ln)[0].present]
+        if not holding:
+            continue
+        other = [
+            i
+            for i in range(len(lines))
+            if i not in holding
+            and any(
+                _line_sorts(w) & sorts and not match_values([w], content)[0].present
+                for w in line_values[i]
+            )
+        ]
+        if not other:
+            continue
+        share = [len(words & st) / len(words) for st in line_stems]
+        best = max(other, key=lambda i: share[i])
+        if (
+            len(words & line_stems[best]) >= 2
+            and share[best] >= LINE_COVER
+            and share[best] - max(share[i] for i in holding) >= LINE_MARGIN
+        ):
+            out.append(v.text)
+    return tuple(out)
 
 
 def prose_other_sentence(

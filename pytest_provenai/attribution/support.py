@@ -12,7 +12,9 @@ negated fields (its chunk may be one line of it). A *conflict* makes the claim
 * ``value_from_other_row`` — a claim value (or a cell's words) that the claim's row lacks
   and another row of the same source holds, or a value or name that the one line of a log
   the claim's time points at lacks and another line holds
-  (:func:`~pytest_provenai.attribution.rows.log_other_line`);
+  (:func:`~pytest_provenai.attribution.rows.log_other_line`), or a time, date or amount
+  whose clause speaks of another line of a record than the lines that hold it
+  (:func:`~pytest_provenai.attribution.rows.line_other_value`);
 * ``negation_conflict`` — the claim negates what the unit affirms, or the reverse, over a
   shared predicate, or it contradicts a yes/no field of the unit (``courier required:
   yes``);
@@ -55,6 +57,7 @@ from pytest_provenai.attribution.rows import (
     counted,
     counts_rows,
     field_conflict,
+    line_other_value,
     log_other_line,
     prose_other_sentence,
     records,
@@ -96,6 +99,9 @@ class SupportSignals:
     conflict: str | None
     rescue_ok: bool
     names_missing: tuple[str, ...] = ()
+    #: the claim repeats its evidence sentence word for word (:func:`verbatim`): a quotation
+    #: is rescued whatever its score
+    quoted: bool = False
 
 
 _NAME = re.compile(
@@ -261,6 +267,7 @@ def support_signals(
             log_other_line(content, read, source_text)
             or sibling_values(content, read, source_text, siblings)
             or (() if structured else prose_other_sentence(content, read, premise_chunks))
+            or line_other_value(content, [v for v in read if v.text not in borne], source_text)
         )
         if from_line:
             row = replace(row, other_row=from_line)
@@ -311,4 +318,6 @@ def support_signals(
             )
         )
     )
-    return SupportSignals(values, values_all, row, pol, unit, conflict, rescue_ok, absent)
+    return SupportSignals(
+        values, values_all, row, pol, unit, conflict, rescue_ok, absent, quoted and not absent
+    )

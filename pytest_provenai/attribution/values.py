@@ -204,6 +204,17 @@ _COORDINATE = re.compile(
 )
 
 # The shapes, most specific first; each character of a text is taken once.
+#: Sterling said the way people say it: pounds and pence in words ("six pound forty",
+#: "three pounds sixty"; the pence before a comma, a full stop or a function word, not a
+#: unit: "6 pounds 40 minutes" stays two values) and the notes ("a fiver", "a tenner").
+_SLANG_NOTES = {"fiver": 5.0, "tenner": 10.0}
+_STERLING = (
+    rf"\b(?:a[ \t]+)?(?:fiver|tenner)\b"
+    rf"|(?:\b\d{{1,4}}|\b{_NUMWORDS})[ \t]+(?:pounds?|quid)[ \t]+(?:[1-9]\d|{_NUMWORDS})"
+    r"(?=[ \t]*(?:[,.;:!?)]|$)|[ \t]+(?:and|for|on|off|each|a|an|the|per|to|in|with|but|so"
+    r"|or|plus|gross|net|cash|card)\b)"
+)
+
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("coordinate", _COORDINATE),
     # ISO, and EXIF's "2032:08:13 09:26:51"
@@ -248,6 +259,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.IGNORECASE,
         ),
     ),
+    # sterling as people say it ("six pound forty", "a fiver", "a tenner"): GBP
+    ("sterling", re.compile(_STERLING, re.IGNORECASE)),
     # a pace: a time per distance ("4:01 per mile", "5:01/km", "5 min 1 sec a km")
     ("pace", re.compile(_PACE, re.IGNORECASE)),
     ("duration", re.compile(_DURATION, re.IGNORECASE)),
@@ -392,6 +405,7 @@ _CURRENCY_WORDS = {
     "euros": ("EUR", 1.0),
     "dollar": ("USD", 1.0),
     "dollars": ("USD", 1.0),
+    "quid": ("GBP", 1.0),
     "pence": ("GBP", 0.01),
     "penny": ("GBP", 0.01),
 }
@@ -705,8 +719,25 @@ def _in_minutes(bare: str, minutes: float, span: tuple[int, int]) -> Value | Non
     return None if quantity is None else Value(bare, "quantity", quantity, True, span)
 
 
+def _sterling_said(bare: str, span: tuple[int, int]) -> Value | None:
+    """GBP of "six pound forty" (6.40), "a fiver" (5), "a tenner" (10)."""
+    note = bare.split()[-1].casefold()
+    if note in _SLANG_NOTES:
+        amount: float | None = _SLANG_NOTES[note]
+    else:
+        pounds, pence = re.split(r"[ \t]+(?:pounds?|quid)[ \t]+", bare, flags=re.IGNORECASE)
+        whole = _digits(pounds) if pounds[:1].isdigit() else _number_words(pounds)
+        part = _digits(pence) if pence[:1].isdigit() else _number_words(pence)
+        if whole is None or part is None or not 0 < part < 100:
+            return None
+        amount = whole + part / 100
+    return Value(bare, "quantity", (amount, "[currency:GBP]", amount, "GBP"), True, span)
+
+
 def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
     bare = text.strip()
+    if kind == "sterling":
+        return _sterling_said(bare, span)
     if kind in ("version", "identifier", "week"):
         compound = re.fullmatch(rf"({_DIGITS})-([a-z]{{3,}})-[a-z]+(?:-[a-z]+)*", bare)
         if kind == "identifier" and compound:  # "2-year-old": 2 years ("12-B-3" stays a code)
