@@ -12,13 +12,18 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
 * **weak cue** — ``in/from/under/on NP`` counts only when NP resolves to a source and the
   phrase ends at a comma or at the end of the sentence (``Under the lease, …``, ``… listed
   in the fleet table.``): ``published in the paper Nature in 1990`` states nothing; a first-
-  person check (``I checked NP and …``, ``I checked NP (…) and …``, a sentence opening
-  ``Checked NP: …`` / ``Looked at NP - …``) with any NP that resolves;
+  person check (``I checked NP and …``, ``I checked NP (…) and …``, ``I've had a look at
+  NP for you, and …``, ``I've just pulled up NP and …``, a sentence opening ``Checked NP:
+  …`` / ``Looked at NP - …`` / ``Looking at NP for Thursday the 12th, …``) with any NP that
+  resolves;
 * **verb after** — a clause-initial NP followed by a reporting verb (``says``, ``notes``,
   ``lists``, ``returned``, ``turned up``, ``came back with``, ``shows``, ``flags``, …) —
   with any NP — or by a
-  content verb (``calls for``, ``recommends``, ``warns``, ``puts``, ``places``, ``has``, …)
-  only when NP resolves to a source; also parenthetical and sentence-final
+  content verb (``calls for``, ``recommends``, ``warns``, ``puts``, ``places``, ``has``,
+  ``'s got``, ``reckons``, ``lets``, …) only when NP resolves to a source, an adverb
+  (``still``, ``simply``, ``only``, …) allowed between; a clause opens after a comma, a
+  colon, a dash, a sentence's end inside the claim ("Not in. Berth database still has …"),
+  "and", "but", "that", "as", "which"; also parenthetical and sentence-final
   (``…, the SCADA data shows.``, ``Thistlebrook, the online articles say, is …``) and
   ``as NP suggests``; after a frame with no comma (``At 06:40 the depot table shows …``)
   only a determiner, a source noun and a present-tense reporting verb;
@@ -102,7 +107,8 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         ),
         frozenset(
             "log logs sheet sheets row rows readings system register registers tracker "
-            "trackers inventory roster rota csv".split()
+            "trackers inventory roster rota csv planner planners diary diaries calendar "
+            "calendars timetable timetables".split()
         ),
     ),
     "document": (
@@ -218,7 +224,9 @@ _CONTENT = (
     "add adds added explain explains explained stipulate stipulates stipulated "
     "prescribe prescribes prescribed advise advises advised cap caps capped limit limits "
     "limited date dates dated cover covers covered ran runs carried carries permit permits "
-    "permitted define defines defined forbid forbids prohibit prohibits prohibited"
+    "permitted define defines defined forbid forbids prohibit prohibits prohibited got "
+    "reckon reckons reckoned ties tied logged lets welcomes wants defer defers deferred "
+    "entitle entitles entitled shuts reads"
 )
 _VERB_WORDS = frozenset((_SAY + " " + _CONTENT).split())
 _SAY_WORDS = frozenset(_SAY.split())
@@ -651,7 +659,10 @@ _STRONG_CUE = re.compile(
 )
 #: A check the writer made ("I checked the invoice", "Looked at the log"): the verb alone
 #: says that what follows is a source.
-_LOOKED_VERBS = r"(?:checked|looked\s+at|looked\s+up|queried|searched|pulled\s+up)"
+_LOOKED_VERBS = (
+    r"(?:(?:just\s+)?(?:checked|looked\s+at|looked\s+up|queried|searched|pulled\s+up)"
+    r"|had\s+a\s+(?:quick\s+)?look\s+at)"
+)
 _WEAK_CUE = re.compile(
     r"\b(?P<cue>in|from|under|on|within|based\s+on|looking\s+at|checking|consulting|"
     rf"(?:(?:i|we|i've|we've|i\s+have|we\s+have)\s+)?{_LOOKED_VERBS}|going\s+off|"
@@ -669,9 +680,13 @@ _CONFIRMED = re.compile(
     re.IGNORECASE,
 )
 _THAT = re.compile(r"[ \t]+that[ \t]+")
-_LOOKED = re.compile(rf"(?:(?:i|we)\S*\s+(?:have\s+)?)?{_LOOKED_VERBS}")
+_LOOKED = re.compile(rf"(?:(?:i|we)\S*\s+(?:have\s+)?)?{_LOOKED_VERBS}|looking\s+at")
+#: What a check was for, up to its comma ("Looking at the rota for Thursday the 12th, …",
+#: "I've pulled up her record this morning, …").
+_LOOKED_FOR = re.compile(r"[ \t]+[^,.;:!?]{1,40},[ \t]*")
+_SAID_IN_TAIL = re.compile(r"\b(?:is|are|was|were|has|have|had|shows?|says?)\b", re.IGNORECASE)
 _CLAUSE_START = re.compile(
-    r"(?:^|(?<=[,;:—–(?!])|(?<=\s-)|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas)"
+    r"(?:^|(?<=[,;:—–(?!])|(?<=[.](?=[ \t]))|(?<=\s-)|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas)"
     r"|(?<=\bwhich))[ \t]*",
     re.IGNORECASE,
 )
@@ -710,13 +725,16 @@ _COUNT_WORDS = frozenset(
     "all both several".split()
 )
 #: Adverbs that may stand between a source and its reporting verb.
-_ADVERBS = frozenset("also still now clearly only even just already actually currently".split())
+_ADVERBS = frozenset(
+    "also still now clearly only even just already actually currently simply always usually "
+    "normally definitely".split()
+)
 _PHRASAL_HEAD = frozenset(
     "turn turns turned call calls called set sets point points came comes".split()
 )
 _PHRASAL_TAIL = frozenset("up for out to".split())
 #: A word: letters, digits, and "-", ".", "/" inside it; "&" between letters ("T&Cs").
-_TOKEN = re.compile(r"[^\W_](?:[\w\-./]|&(?=[^\W_]))*(?:['’]s\b)?")
+_TOKEN = re.compile(r"[^\W_](?:[\w\-./]|&(?=[^\W_]))*(?:['’]s\b|(?<=s)['’](?![\w'’]))?")
 _GAP = re.compile(r"[ \t]*")
 
 Token = tuple[str, int, int]  # (lower-cased word without a possessive 's, start, end)
@@ -738,7 +756,7 @@ def _tokens(text: str, pos: int, limit: int = 14) -> list[Token]:
         token = m.group(0)
         stripped = token.rstrip(".")
         end = m.start() + len(stripped)
-        low = re.sub(r"['’]s$", "", stripped.lower())
+        low = re.sub(r"['’]s$|(?<=s)['’]$", "", stripped.lower())
         if not low:
             break
         out.append((low, m.start(), end))
@@ -765,7 +783,15 @@ def _noun_phrase(tokens: list[Token]) -> list[Token]:
             if tokens[i][0] in _DETERMINERS:
                 i += 1
             continue
-        if word in _STOP or word in _DETERMINERS:
+        modifier = (  # "the before photo's file details": a modifier after a determiner
+            word in ("before", "after")
+            and not out
+            and i > 0
+            and tokens[i - 1][0] in _DETERMINERS
+            and i + 1 < len(tokens)
+            and tokens[i + 1][0] not in _STOP | _DETERMINERS
+        )
+        if (word in _STOP or word in _DETERMINERS) and not modifier:
             break
         if len([t for t in out if t[0] not in _JOINERS]) >= MAX_NP_WORDS:
             break
@@ -1049,6 +1075,15 @@ def find_spans(
             if not closing and joined is not None:
                 # "I checked the invoice and the total is £40": the rest is the claim
                 end, closing = joined.end(), ","
+            framed = _LOOKED_FOR.match(text, resolved[-1][2])
+            if framed is not None and (
+                len(framed.group(0).split()) > 5 or _SAID_IN_TAIL.search(framed.group(0))
+            ):
+                framed = None  # "I checked the invoice the total is £40, …" says a fact
+            if not closing and framed is not None:
+                # "Looking at the staff rota for Thursday the 12th, we had three on": what
+                # the look was for goes with it
+                end, closing = framed.end(), ","
         if not closing and cue in ("in", "on"):
             as_follows = re.compile(r"[ \t]+as\b").match(text, resolved[-1][2])
             if as_follows is not None and _named_source(text, m.end(), phrase(resolved)):
