@@ -35,6 +35,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pytest_provenai.attribution.protected import content_terms, has_negation
@@ -630,6 +631,11 @@ def stem(word: str) -> str:
     return w[:6]
 
 
+def _stems(text: str) -> set[str]:
+    """The stemmed content words of ``text`` (:func:`stem`)."""
+    return {stem(w) for w in content_terms(text)}
+
+
 def said_fields(
     claim: str, unit: str, *, shortest: int = 1, empty: bool = False
 ) -> Iterator[tuple[str, str]]:
@@ -763,7 +769,7 @@ def superlative_conflict(
 def _touched(clause: str, unit: str) -> list[str]:
     """The values of the fields of ``unit`` whose name shares a word with ``clause`` (by
     :func:`stem`): a field the clause may speak of ("moisture" of ``moisture_pct``)."""
-    said = {stem(t) for t in content_terms(clause)}
+    said = _stems(clause)
     fields = (field(part) for part in _FIELD_SPLIT.split(unit))
     return [
         kv[1] for kv in fields if kv is not None and {stem(t) for t in name_terms(kv[0])} & said
@@ -1093,8 +1099,9 @@ def _in_name(content: str, v: Value) -> bool:
     return any(word[:1].isupper() for word in beside)
 
 
-#: Kinds of values :func:`line_other_value` reads: times and dates of events, and amounts.
-_LINE_KINDS = frozenset(("time", "datetime", "date", "quantity"))
+#: Kinds of values :func:`line_other_value` reads: times (with or without am/pm) and dates
+#: of events, and amounts.
+_LINE_KINDS = frozenset(("time", "time12", "datetime", "date", "quantity"))
 LINE_COVER = 0.5
 """Least share of a claim's words (its values cut, stemmed) the line it is said of must hold
 (:func:`line_other_value`) ..."""
@@ -1102,8 +1109,18 @@ LINE_MARGIN = 0.4
 """... and by how much more than any line that holds the claim's value."""
 
 
-def _stems(text: str) -> set[str]:
-    return {stem(w) for w in content_terms(text)}
+@lru_cache(maxsize=512)
+def _read_lines(
+    source_text: str,
+) -> tuple[tuple[str, ...], tuple[frozenset[str], ...], tuple[tuple[Value, ...], ...]]:
+    """The non-blank lines of a source, each line's stemmed words and its values: read once
+    per source, not once per claim routed to it."""
+    lines = tuple(ln for ln in source_text.split("\n") if ln.strip())
+    return (
+        lines,
+        tuple(frozenset(_stems(ln)) for ln in lines),
+        tuple(tuple(read_values(ln)) for ln in lines),
+    )
 
 
 def _line_sorts(v: Value) -> frozenset[str]:
@@ -1123,18 +1140,14 @@ def line_other_value(content: str, values: Sequence[Value], source_text: str) ->
     sort that the claim does not say. Only for a claim's one value of its sort (a claim with
     two times speaks of two lines), a clause of two words or more, and sources that are not
     tables (their rows are :func:`row_check`'s)."""
-    lines = [ln for ln in source_text.split("\n") if ln.strip()]
+    lines, line_stems, line_values = _read_lines(source_text)
     if len(lines) < 3:
         return ()
     blank = cut_values(content, values, keep_offsets=True)
-    line_stems = [_stems(ln) for ln in lines]
-    line_values = [read_values(ln) for ln in lines]
     out: list[str] = []
     for v in values:
         sorts = _line_sorts(v)
-        if v.kind not in _LINE_KINDS | {"time12"} or any(
-            w is not v and _line_sorts(w) & sorts for w in values
-        ):
+        if v.kind not in _LINE_KINDS or any(w is not v and _line_sorts(w) & sorts for w in values):
             continue
         start, end = _clause_bounds(blank, v.span)
         words = _stems(blank[start:end])

@@ -318,6 +318,4 @@ def support_signals(
             )
         )
     )
-    return SupportSignals(
-        values, values_all, row, pol, unit, conflict, rescue_ok, absent, quoted and not absent
-    )
+    return SupportSignals(values, values_all, row, pol, unit, conflict, rescue_ok, absent, quoted)
