@@ -893,3 +893,22 @@ def test_twenty_fourth_round_what_a_look_was_for_is_no_fact() -> None:
     assert (a.status, a.phrase) == ("stated", "I checked the depot table this morning, ")
     b = find_attribution("I checked the depot table the total is 40, so pay it.", TOOLS)
     assert "total" not in b.phrase
+
+
+def test_twenty_fifth_round_an_amount_after_a_cue_is_no_source() -> None:
+    # "within 15 minutes" / "in fifty-five minutes": an amount (and "minutes" is no document
+    # here); "within" ends a noun phrase ("SARCALL within 15 minutes")
+    for text in (
+        "Members respond on SARCALL within 15 minutes, giving their ETA.",
+        "She had the whole job done in fifty-five minutes.",
+        "The farm produced 44 kg of honey from three hives.",
+    ):
+        a = find_attribution(text, TOOLS)
+        assert a.status == "unavailable", (text, a)
+    # a year after a determiner is part of the source's name
+    a = find_attribution("In the 2033 shipping terms, parcels wait 3 days.", TOOLS)
+    assert (a.status, a.family) == ("stated", "document"), a
+    # "till" stays a noun ("the till log"), not a preposition
+    tools = {"get_till_log": "record", "query_bookings": "database"}
+    a = find_attribution("The till log shows four sales on Thursday.", tools)
+    assert (a.status, a.family) == ("stated", "record"), a

@@ -1413,3 +1413,72 @@ def test_twenty_fourth_round_sterling_as_people_say_it() -> None:
     # pence only before a comma, a full stop or a function word: "40 minutes" is a duration
     said = [(v.text, v.kind) for v in read_values("It was 6 pounds 40 minutes ago.")]
     assert said[1] == ("40 minutes", "quantity")
+
+
+def test_twenty_fifth_round_only_when_is_not_unless() -> None:
+    # "only when accompanied" says what "must not … unless accompanied" says
+    unit = "2.5 Trainees must not deploy onto the hill unless accompanied by a party leader."
+    same = "Trainees may deploy onto the hill only when accompanied by a party leader."
+    assert not polarity(same, unit).negation
+    # a plain negation against the rule is still one
+    assert polarity("Trainees may not deploy onto the hill.", same).negation
+
+
+def test_twenty_fifth_round_a_status_counted_by_another_word() -> None:
+    table = (
+        "dog | groomer | status\nBiscuit | Carys | completed\nPepper | Jodie | completed\n"
+        "Otis | Marek | cancelled\nMabel | Carys | no-show\nZiggy | Jodie | completed"
+    )
+    # "done" counts the completed rows
+    claim = "We got three of them done."
+    assert counted(claim, read_values(claim), table) == ("three",)
+    wrong = "We got four of them done."
+    assert counted(wrong, read_values(wrong), table) == ()
+
+
+def test_twenty_fifth_round_a_hedged_time_in_words() -> None:
+    # "shortly before half past twelve", "about ten past 7": within 15 minutes, either half
+    # of the day; unhedged it is the time itself
+    assert present("It came back shortly before half past twelve.", "returned 12:27") == [True]
+    assert present("It cooled by about ten past 7.", "2033-04-15 19:08 95C") == [True]
+    assert present("It cooled by about ten past 7.", "2033-04-15 19:40 95C") == [False]
+    assert present("It cooled by ten past 7.", "2033-04-15 19:08 95C") == [False]
+
+
+def test_twenty_fifth_round_a_count_before_two_modifiers() -> None:
+    table = (
+        "session | kind | status\nS-1 | open studio | running\nS-2 | class | full\n"
+        "S-3 | open studio | cancelled\nS-4 | open studio | full"
+    )
+    claim = "There are 3 open studio sessions this week."
+    assert counted(claim, read_values(claim), table) == ("3",)
+    wrong = "There are 2 open studio sessions this week."
+    assert counted(wrong, read_values(wrong), table) == ()
+
+
+def test_twenty_fifth_round_the_span_a_count_runs_over_is_no_rows_value() -> None:
+    table = (
+        "session | day | status\nS-1 | Tuesday | running\nS-2 | Wednesday | cancelled\n"
+        "S-3 | Thursday | full\nS-4 | Saturday | cancelled"
+    )
+    parts = chunks(table)
+    claim = "The bookings table has four sessions tuesday to saturday, two of them cancelled."
+    sig = support_signals(claim, parts, table, parts[0], [table], structured=True)
+    assert sig.conflict is None and not sig.row.other_row
+    # a weekday said of one row is still that row's
+    one = "The session on tuesday was cancelled."
+    sig = support_signals(one, parts, table, parts[0], [table], structured=True)
+    assert sig.conflict == "value_from_other_row"
+
+
+def test_twenty_fifth_round_an_identifier_of_one_row_names_the_row() -> None:
+    table = (
+        "ref | title | dates | access\nDRO/PAR/22 | Kellaby Parva parish records | 1662-1866 | "
+        "mixed\nDRO/PAR/22/2 | Register of burials | 1754-1812 | open\n"
+        "DRO/PAR/22/4 | Churchwardens' accounts | 1702-1811 | open"
+    )
+    # the place name picks the collection's row; the identifier names the claim's own
+    right = "The accounts for Kellaby Parva, DRO/PAR/22/4, cover 1702 to 1811."
+    assert row_check(right, read_values(right), table).other_row == ()
+    wrong = "The accounts for Kellaby Parva, DRO/PAR/22/4, cover 1754 to 1812."
+    assert row_check(wrong, read_values(wrong), table).other_row == ("1754", "1812")

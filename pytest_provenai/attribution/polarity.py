@@ -366,6 +366,23 @@ class Polarity:
         return self.negation or self.antonym is not None
 
 
+#: "only when accompanied" says what "must not … unless accompanied" says.
+_ONLY_IF = re.compile(r"\bonly\s+(?:if|when|once|after|where|while|with)\b", re.IGNORECASE)
+_NOT_UNLESS = re.compile(
+    r"(?:\b(?:not|no|never|cannot)\b|n['’]t\b)[^.;!?\n]{0,80}?\b(?:unless|except\s+(?:when|if|with))\b",
+    re.IGNORECASE,
+)
+
+
+def _restriction(one: str, other: str) -> bool:
+    """Whether one side says "only when Y" where the other says "not … unless Y" (the same
+    restriction, said with and without a negation)."""
+    return bool(
+        (_ONLY_IF.search(one) and _NOT_UNLESS.search(other))
+        or (_ONLY_IF.search(other) and _NOT_UNLESS.search(one))
+    )
+
+
 def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     """Compare the polarity of ``claim`` with the evidence ``unit`` (a chunk or a row);
     ``fields=False`` leaves the yes/no fields out (a claim that counts rows, "two of the
@@ -380,7 +397,12 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
     neg_c = _about(said_c, unit)
     neg_u = _about(said_u, said_c)
-    negation = neg_c != neg_u and len(shared) >= 2 and not (fields and _says_none(claim, unit))
+    negation = (
+        neg_c != neg_u
+        and len(shared) >= 2
+        and not (fields and _says_none(claim, unit))
+        and not _restriction(said_c, said_u)
+    )
     antonym: tuple[str, str] | None = None
     affirmed = unit_words - _zero_field_words(unit)
     for w in sorted(claim_words):

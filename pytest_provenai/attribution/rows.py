@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
 from pytest_provenai.attribution.protected import content_terms, has_negation
@@ -51,6 +52,7 @@ __all__ = [
     "line_other_value",
     "log_other_line",
     "name_terms",
+    "range_ends",
     "records",
     "row_check",
     "said_fields",
@@ -310,10 +312,20 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
         for i, r in enumerate(rows)
     ]
 
+    # an identifier the claim says names its row before any word does ("the accounts for
+    # Kellaby Parva, DRO/PAR/22/4, cover 1702 to 1811": the DRO/PAR/22/4 row, not the
+    # collection's row that the place name picks)
+    ids = [k for k, v in enumerate(values) if v.kind == "identifier"]
+
+    def id_hits(i: int) -> int:
+        return sum(matches[i][k].present for k in ids)
+
     def rank(i: int) -> tuple[int, int, int]:
         return (len(distinctive & row_terms[i]), sum(m.present for m in matches[i]), -i)
 
-    best = max(candidates, key=rank)
+    by_id = [i for i in candidates if id_hits(i)]
+    named_by_id = len(by_id) == 1  # an identifier of one row only ("room R7" is many rows')
+    best = by_id[0] if named_by_id else max(candidates, key=rank)
     row = rows[best] + caption
     entity = distinctive & row_terms[best]
     # a totals line that names the claim's row ("used in January: WM-4 41.5 m³; WM-9 30.2 m³")
@@ -328,7 +340,7 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     if said_of:
         row += "".join(f"\n{part}" for part in said_of)
         matches[best] = match_values(values, row, missing_quantity_unit=True)
-    if not entity:
+    if not entity and not named_by_id:
         # no entity named: the claim's row is the one holding most of its values, read with
         # the table's totals lines
         totals = "".join(f"\n{rows[i]}" for i in table_level)
@@ -828,6 +840,35 @@ def without_keys(text: str) -> str:
     return "\n".join(out)
 
 
+#: A status a claim counts by another word than its rows' cells ("we got four of them done"
+#: counts the ``completed`` rows): each group's words count the rows holding any of them.
+_STATUS_GROUPS = (
+    frozenset("done completed complete finished".split()),
+    frozenset("cancelled canceled".split()),
+    frozenset("paid settled".split()),
+)
+_STATUS_ALIKE: dict[str, frozenset[str]] = {w: g for g in _STATUS_GROUPS for w in g}
+
+
+def _rows_holding(term: str, row_terms: Sequence[set[str]]) -> int:
+    """How many rows hold ``term`` or a word of its status group (:data:`_STATUS_GROUPS`)."""
+    words = _STATUS_ALIKE.get(term, frozenset((term,)))
+    return sum(bool(words & rt) for rt in row_terms)
+
+
+_RANGE_JOIN = re.compile(r"\s*(?:to|through|till|until|-|–)\s*$", re.IGNORECASE)
+
+
+def range_ends(content: str, values: Sequence[Value]) -> tuple[str, ...]:
+    """The values that open or close a range of the claim ("tuesday to saturday", "8-12
+    May"): what a claim that counts rows says of the table's span, not of one row."""
+    out: list[str] = []
+    for a, b in pairwise(values):
+        if a.kind == b.kind and _RANGE_JOIN.fullmatch(content[a.span[1] : b.span[0]]):
+            out += [a.text, b.text]
+    return tuple(out)
+
+
 def counts_rows(content: str, values: Sequence[Value]) -> bool:
     """Whether the claim counts records ("two of the three books have not been returned"):
     a number followed by "of the / its / …" (whether or not the rows bear the count out)."""
@@ -878,7 +919,7 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
             if w.span[0] >= v.span[1]:
                 start, end = w.span[0] - v.span[1], w.span[1] - v.span[1]
                 after = after[:start] + " " * (end - start) + after[end:]
-        hits = [sum(t in rt for rt in row_terms) for t in content_terms(after)]
+        hits = [_rows_holding(t, row_terms) for t in content_terms(after)]
         if any(0 < h < len(data) and h == int(v.key) for h in hits) or (
             v.key > 0 and _flag_count(after, data) == int(v.key)
         ):
@@ -939,8 +980,9 @@ def _total_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
 #: Quarrie has two."): what it counts is the sentence's noun.
 _HAS = re.compile(r"\b(?:has|have|had|holds?|got|gets|handles?|handled)\s+(?:just\s+|only\s+)?$")
 _CLAUSE_END = re.compile(r"\s*(?:[.;,!?]|$|\s+(?:and|but|while)\b)")
-#: A plural noun or "of them" after a count ("2 vehicles", "three of them").
-_COUNTED_NOUN = re.compile(r"\s+(?:of\s+them\b|(?:[a-z]+\s+)?[a-z]{3,}s\b)", re.IGNORECASE)
+#: A plural noun or "of them" after a count ("2 vehicles", "3 open studio sessions", "three
+#: of them").
+_COUNTED_NOUN = re.compile(r"\s+(?:of\s+them\b|(?:[a-z]+\s+){0,2}?[a-z]{3,}s\b)", re.IGNORECASE)
 _CLAUSE_SPLIT = re.compile(r"[;,:—–]|\s+-\s+|\s+and\s+|\s+but\s+|\s+while\s+", re.IGNORECASE)
 
 
@@ -974,7 +1016,7 @@ def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
     row_terms = [content_terms(r) for r in data]
     folded_rows = [r.casefold() for r in data]
     n = int(v.key)
-    hits = [sum(term in rt for rt in row_terms) for term in content_terms(clause)]
+    hits = [_rows_holding(term, row_terms) for term in content_terms(clause)]
     hits += [
         sum(str(w.key) in r for r in folded_rows)
         for w in values

@@ -245,7 +245,8 @@ _STOP = frozenset(
     """is are was were be been being will would can could may might must shall should do does
     did that which who whom whose when where while because since although though if than
     then to at by for with from on in into onto over under about after before and or but
-    not no as per""".split()
+    not no as per within during until between across through throughout via without
+    against towards toward among upon""".split()
 )
 
 
@@ -720,6 +721,12 @@ _REPORTING = frozenset(
     "indicates indicated confirms confirmed returned shows showed suggests suggested flags "
     "flagged highlights highlighted".split()
 )
+#: A word that opens an amount rather than a source's name ("15", "two", "fifty-five").
+_AMOUNT_WORD = re.compile(
+    r"\d[\w.,/:-]*|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen"
+    r"|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty"
+    r"|seventy|eighty|ninety|hundred|a\s+hundred|several|few|many)(?:-\w+)?"
+)
 _COUNT_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve most many some few "
     "all both several".split()
@@ -1049,7 +1056,10 @@ def find_spans(
         ):
             add(0, label.end(), resolved, "label", True)
     for m in _WEAK_CUE.finditer(text):
-        words = _noun_phrase(_tokens(text, m.end()))
+        following = _tokens(text, m.end())
+        if following and _AMOUNT_WORD.fullmatch(following[0][0]):
+            continue  # "within 15 minutes", "in fifty-five minutes": an amount, no source
+        words = _noun_phrase(following)
         resolved = longest_resolving(words) if words else None
         cue = m.group("cue").lower()
         if cue == "on" and re.match(r"file\b", text[m.end() :], re.IGNORECASE):

@@ -60,6 +60,7 @@ from pytest_provenai.attribution.rows import (
     line_other_value,
     log_other_line,
     prose_other_sentence,
+    range_ends,
     records,
     row_check,
     superlative_conflict,
@@ -247,10 +248,13 @@ def support_signals(
     values_all = _without(check_values(content, all_texts), borne)
     row = row_check(content, read, source_text)
     if borne and row.structured:
+        # a claim that counts rows speaks of the table: its counts, and the ends of the span
+        # it counts over ("seven sessions tuesday to saturday"), are no row's values
+        span = range_ends(content, read)
         row = replace(
             row,
             missing=tuple(v for v in row.missing if v not in borne),
-            other_row=tuple(v for v in row.other_row if v not in borne),
+            other_row=tuple(v for v in row.other_row if v not in borne and v not in span),
         )
     unit = row.row if row.structured else best_chunk
     pol = polarity(content, unit, fields=not counts_rows(content, read))

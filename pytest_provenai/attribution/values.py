@@ -1003,7 +1003,7 @@ _NEAR_MINUTES = 15
 
 def _bounded(v: Value, text: str) -> Value:
     before = text[max(0, v.span[0] - 24) : v.span[0]]
-    if v.kind == "time" and _NEAR_TIME.search(before):
+    if v.kind in ("time", "time12") and _NEAR_TIME.search(before):
         return Value(v.text, v.kind, v.key, v.parsed, v.span, "~")
     if v.kind not in ("number", "quantity"):
         return v
@@ -1109,6 +1109,12 @@ def _within(a: Value, b: Value) -> bool:
         return True
     if a.kind == "time":
         return b.kind == "time" and a.bound == "~" and abs(a.key - b.key) <= _NEAR_MINUTES
+    if a.kind == "time12":  # "about ten past 7" against 19:08, either half of the day
+        minutes = b.key if b.kind == "time" else b.key[3] if b.kind == "datetime" else None
+        if minutes is None or a.bound != "~":
+            return False
+        gap = abs(minutes % 720 - a.key)
+        return bool(min(gap, 720 - gap) <= _NEAR_MINUTES)
     ka, kb = _sterling(a).key, _sterling(b).key
     if a.kind == "quantity" and b.kind == "quantity" and ka[1] == kb[1]:
         x, y = float(ka[0]), float(kb[0])
