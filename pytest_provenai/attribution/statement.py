@@ -66,6 +66,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_provenai.attribution.values import NUMBER_WORDS
+
 __all__ = [
     "FAMILY_DESCRIPTIONS",
     "HEAD_NOUNS",
@@ -722,11 +724,7 @@ _REPORTING = frozenset(
     "flagged highlights highlighted".split()
 )
 #: A word that opens an amount rather than a source's name ("15", "two", "fifty-five").
-_AMOUNT_WORD = re.compile(
-    r"\d[\w.,/:-]*|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen"
-    r"|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty"
-    r"|seventy|eighty|ninety|hundred|a\s+hundred|several|few|many)(?:-\w+)?"
-)
+_AMOUNT_WORD = re.compile(rf"\d[\w.,/:-]*|(?:{'|'.join(NUMBER_WORDS)}|several|few|many)(?:-\w+)?")
 _COUNT_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve most many some few "
     "all both several".split()

@@ -30,6 +30,7 @@ from itertools import pairwise
 from typing import Any
 
 __all__ = [
+    "NUMBER_WORDS",
     "VERSION_WORD",
     "Value",
     "ValueMatch",
@@ -66,12 +67,13 @@ _ORDINAL_DAY = (
 )
 _DAY = rf"(?:(?:[0-3]?\d)(?:st|nd|rd|th)?|(?:the\s+)?{_ORDINAL_DAY})"
 _YEAR = r"(?:1[5-9]\d\d|2\d\d\d)"
-_NUMBER_WORDS = (
+#: Number words, the one list (``statement`` reads an amount after a cue by them too).
+NUMBER_WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
     "eighty ninety hundred thousand million billion"
 ).split()
-_NUMWORD = r"(?:" + "|".join(_NUMBER_WORDS) + r")"
+_NUMWORD = r"(?:" + "|".join(NUMBER_WORDS) + r")"
 #: "and a half" / "and a quarter" / "and three quarters" after a number in words.
 _FRACTION = r"\s+and\s+(?:a\s+half|a\s+quarter|three\s+quarters)"
 _FRACTIONS = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
