@@ -13,13 +13,14 @@ from pytest_provenai.attribution.polarity import ANTONYMS, polarity
 from pytest_provenai.attribution.protected import check_values
 from pytest_provenai.attribution.rows import (
     counted,
+    listed_count,
     log_other_line,
     prose_other_sentence,
     records,
     row_check,
 )
 from pytest_provenai.attribution.support import support_signals
-from pytest_provenai.attribution.values import match_values, read_values
+from pytest_provenai.attribution.values import match_values, read_values, worked_out
 from pytest_provenai.attribution.verdict import Judgement, decide
 
 LEAVE = (
@@ -1482,3 +1483,98 @@ def test_twenty_fifth_round_an_identifier_of_one_row_names_the_row() -> None:
     assert row_check(right, read_values(right), table).other_row == ()
     wrong = "The accounts for Kellaby Parva, DRO/PAR/22/4, cover 1754 to 1812."
     assert row_check(wrong, read_values(wrong), table).other_row == ("1754", "1812")
+
+
+def test_twenty_sixth_round_a_day_of_the_month_said_alone() -> None:
+    log = "2033-05-12 | 18:00 | Metformin | R\n2033-05-13 | 03:05 | Paracetamol | A"
+    # "the morning of the 13th" is a day, not the number 13
+    assert present("Paracetamol at five past three on the morning of the 13th.", log) == [
+        True,
+        True,
+    ]
+    assert present("Paracetamol on the morning of the 14th.", log) == [False]
+    # "of the 3rd lap" is an ordinal, not a day
+    assert [v.kind for v in read_values("at the start of the 3rd lap")] == ["number"]
+    # the start of a range of days has the month of its end; a lone end is a day too
+    first, last = read_values("first put out for 7th to 18th July.")
+    assert (first.kind, first.key, last.key) == ("date", (None, 7, 7), (None, 7, 18))
+    assert [v.key for v in read_values("five entries, 8th to 12th.")][1:] == [
+        (None, None, 8),
+        (None, None, 12),
+    ]
+    assert present("closed 7th to 18th July", "stoppage 2036-07-07 to 2036-07-18") == [True, True]
+    assert present("closed 6th to 18th July", "stoppage 2036-07-07 to 2036-07-18") == [False, True]
+
+
+def test_twenty_sixth_round_about_a_time_against_a_timestamp() -> None:
+    stamp = '"eta_utc_est": "2033-08-12T17:20Z"'
+    assert present("AIS puts her ETA about 17:20 UTC.", stamp) == [True]
+    assert present("AIS puts her ETA about 17:10 UTC.", stamp) == [True]  # within 15 min
+    assert present("AIS puts her ETA about 17:40 UTC.", stamp) == [False]
+    # unhedged, a time is the time itself
+    assert present("AIS puts her ETA at 17:10 UTC.", stamp) == [False]
+
+
+def test_twenty_sixth_round_count_nouns_pint_knows_are_no_units() -> None:
+    # pint reads "bags" as 94 lb and "points" and "hands" as lengths
+    claim = "You've had four bags this year, 12 points and 3 hands on deck."
+    assert [v.kind for v in read_values(claim)] == ["number"] * 3
+
+
+def test_twenty_sixth_round_an_amount_worked_out_from_two_stated_ones() -> None:
+    lines = "homestay 4 weeks | £920.00\nhomestay 3 weeks | £690.00\ntuition | £1,185.00"
+    claim = "The two homestay lines come to £1,610 between them, £920 and £690."
+    assert worked_out(read_values(claim), lines) == ("£1,610",)
+    # a wrong total is not excused, nor is a total worked out from a changed operand
+    wrong = "The two homestay lines come to £1,710 between them, £920 and £690."
+    assert worked_out(read_values(wrong), lines) == ()
+    changed = "The two homestay lines come to £1,710 between them, £1,020 and £690."
+    assert worked_out(read_values(changed), lines) == ()
+    # a difference, a bare number against a quantity as written
+    hours = "hours_used: 7.25\nhours_allocated: 24.0"
+    left = "It is at 7.25 of 24.0 allocated hours; 16.75 h remain."
+    assert worked_out(read_values(left), hours) == ("16.75 h",)
+    # a count the rows bear out is an operand too
+    ten = "Ten lessons, and two of those were cancelled, so eight went ahead."
+    assert worked_out(read_values(ten), "2 cancelled", known=("Ten",)) == ("eight",)
+    assert worked_out(read_values(ten), "2 cancelled") == ()
+
+
+def test_twenty_sixth_round_a_count_of_the_items_the_claim_lists() -> None:
+    berths = (
+        "berth | vessel | kind\nB04 | Sea Pinks | visitor\nB05 | Gannet's Luck | visitor\n"
+        "B07 | Blue Tamarisk | visitor\nB09 | Morwenna Rose | resident"
+    )
+    three = "Three of them visitors: Sea Pinks, Gannet's Luck, Blue Tamarisk."
+    assert listed_count(three, read_values(three), berths) == ("Three",)
+    two = "Two of them visitors: Sea Pinks, Gannet's Luck, Blue Tamarisk."
+    assert listed_count(two, read_values(two), berths) == ()
+    closing = "Visitors: B04, B05, B07 (3)"
+    assert listed_count(closing, read_values(closing), berths) == ("3",)
+    # items the output does not hold count for nothing
+    made_up = "Three of them visitors: Sea Pinks, Gannet's Luck, Red Admiral."
+    assert listed_count(made_up, read_values(made_up), berths) == ()
+
+
+def test_twenty_sixth_round_spoken_numbers_on_the_phone() -> None:
+    record = "right_sphere: -1.25\nright_cyl: -0.50\nright_axis: 170\nleft_sphere: -1.75"
+    # "minus" signs a number in words, "nought" is zero, "one-seventy" is 170
+    said = "Your right eye is minus one point two five, minus nought point five at one-seventy."
+    assert present(said, record) == [True, True, True]
+    assert present("Your right eye is minus two point five.", record) == [False]
+    assert present("Your right eye is one point two five.", record) == [False]
+    # minutes in words past or to an hour
+    exif = "DateTimeOriginal: 2033:04:26 10:12:04"
+    assert present("It was taken at twelve minutes past ten.", exif) == [True]
+    assert present("It was taken at fourteen minutes past ten.", exif) == [False]
+    assert present("It went at twenty-three minutes to four.", "dispatched 15:37") == [True]
+
+
+def test_twenty_sixth_round_a_time_in_four_digits() -> None:
+    log = "2033-03-14 13:10 | FC 0.7\n2033-03-14 18:00 | lane swim | 34"
+    assert present("Retest 1310, FC down to 0.7 ppm.", log) == [True, True]
+    assert present("Retest 1320, FC down to 0.7 ppm.", log) == [False, True]
+    # read as a year, it is the time where the evidence states no year alone
+    assert present("Eve lane swim 1800: 34 booked.", log) == [True, True]
+    assert present("It was founded in 1800.", log) == [False]
+    assert present("Founded 1800.", log + "\nfounded 1805") == [False]

@@ -50,6 +50,7 @@ __all__ = [
     "field",
     "field_conflict",
     "line_other_value",
+    "listed_count",
     "log_other_line",
     "name_terms",
     "range_ends",
@@ -929,6 +930,45 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
     # them") must not excuse the same words unborne ("and Dafne has three")
     said = Counter(w.text for w in values)
     return tuple(t for t in dict.fromkeys(out) if said[t] <= out.count(t))
+
+
+#: A list a count opens ("Three of them visitors: Sea Pinks, Gannet's Luck, Blue Tamarisk")
+#: after at most six words and a colon, dash or bracket; or one it closes ("L13, L14, L15,
+#: L18 (4)").
+_LIST_AFTER = re.compile(r"(?:\s+[\w'’-]+){0,6}?\s*(?::|—|–|\s-|\()\s*([^.;:()!?]+)")
+_LIST_BEFORE = re.compile(r"(?:^|[:—–(])\s*([^.;:()!?]+?)\s*\($")
+_ITEM_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|&\s*)?|\s+and\s+|\s+or\s+|\s*&\s*)")
+_ITEM = re.compile(r"(?:[\w'’.-]+\s+){0,4}[\w'’.-]+")
+
+
+def listed_count(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
+    """The claim's counts of the items it lists itself: "Three of them visitors: Sea Pinks,
+    Gannet's Luck, Blue Tamarisk", "Running normal: L13, L14, L15, L18 (4)". A small whole
+    number is borne out when the list right after it (past a colon, dash or bracket) or
+    right before it (a bracketed count) has exactly that many items, each of at most five
+    words, each named (a capital or a digit) and found in ``source_text``; what the items
+    say is checked as the rest of the claim is."""
+    folded = " ".join(source_text.split()).casefold()
+    out: list[str] = []
+    for v in values:
+        if v.kind != "number" or not float(v.key).is_integer() or not 1 <= v.key <= 12:
+            continue
+        after = _LIST_AFTER.match(content, v.span[1])
+        lists = [after.group(1)] if after else []
+        before = _LIST_BEFORE.search(content, 0, v.span[0])
+        if before and content[v.span[1] : v.span[1] + 1] == ")":
+            lists.append(before.group(1))
+        for listed in lists:
+            items = [i.strip() for i in _ITEM_JOIN.split(listed.strip().rstrip(",")) if i.strip()]
+            if len(items) == int(v.key) and all(
+                _ITEM.fullmatch(i)
+                and re.search(r"[A-Z\d]", i)
+                and " ".join(i.split()).casefold() in folded
+                for i in items
+            ):
+                out.append(v.text)
+                break
+    return tuple(out)
 
 
 #: Words that make a claim's number a total of a column ("3 trips in total", "38 hours

@@ -58,6 +58,7 @@ from pytest_provenai.attribution.rows import (
     counts_rows,
     field_conflict,
     line_other_value,
+    listed_count,
     log_other_line,
     prose_other_sentence,
     range_ends,
@@ -65,7 +66,7 @@ from pytest_provenai.attribution.rows import (
     row_check,
     superlative_conflict,
 )
-from pytest_provenai.attribution.values import Value, match_values
+from pytest_provenai.attribution.values import Value, match_values, worked_out
 
 __all__ = [
     "CONFLICT_REASONS",
@@ -234,6 +235,10 @@ def support_signals(
     # values present though no cell states them: counts the rows bear out, and identifiers
     # the call asked for
     borne = counted(content, read, source_text)
+    # counts of the items the claim lists ("Three of them visitors: Sea Pinks, …")
+    borne += listed_count(content, read, source_text)
+    # and amounts the claim works out from two others ("£920 and £690, £1,610 between them")
+    borne += worked_out(read, source_text, borne)
     if structured and asked:
         # an identifier the call asked for is what its output is about ("CB-T04" of a query
         # ``WHERE turbine = 'CB-T04'`` whose rows never repeat it); one the output states

@@ -36,6 +36,7 @@ __all__ = [
     "ValueMatch",
     "match_values",
     "read_values",
+    "worked_out",
 ]
 
 _MONTH = (
@@ -69,7 +70,7 @@ _DAY = rf"(?:(?:[0-3]?\d)(?:st|nd|rd|th)?|(?:the\s+)?{_ORDINAL_DAY})"
 _YEAR = r"(?:1[5-9]\d\d|2\d\d\d)"
 #: Number words, the one list (``statement`` reads an amount after a cue by them too).
 NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "zero nought one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
     "eighty ninety hundred thousand million billion"
 ).split()
@@ -81,7 +82,7 @@ _FRACTIONS = {"a half": 0.5, "a quarter": 0.25, "three quarters": 0.75}
 _DIGIT_WORDS = {
     w: i for i, w in enumerate("zero one two three four five six seven eight nine".split())
 }
-_DIGIT_WORDS["oh"] = 0
+_DIGIT_WORDS["oh"] = _DIGIT_WORDS["nought"] = 0
 _POINT = r"\s+point(?:\s+(?:" + "|".join(_DIGIT_WORDS) + r"))+"
 _NUMWORDS = (
     rf"{_NUMWORD}(?:(?:[\s-]+|\s+and\s+)(?!three\s+quarters){_NUMWORD})*"
@@ -109,7 +110,9 @@ _CLAUSE_END = r"(?=\s*(?:,(?!\d)|[;!?)]|\.(?!\d)|$|\s+(?:on|sharp|tonight|today|
 #: in words after "at/from/until/till": "starts at eight"): no library reads these. Minutes
 #: in digits only before "past": "3 to 4 pm" is a range, not 15:57.
 _CLOCK = (
-    r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2}(?=\s+past))[\s-]+"
+    r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2}(?=\s+past)"
+    # "twelve minutes past ten", "23 minutes to four"
+    rf"|(?:{_NUMWORD}(?:[\s-]+{_NUMWORD})?|\d{{1,2}})\s+minutes?(?=\s+(?:past|to)\b))[\s-]+"
     rf"(?P<dir>past|to)[\s-]+(?P<h1>{_HOUR})|(?P<h2>{_HOUR})\s+o['’]clock"
     rf"|half\s+(?P<h3>{_HOUR}){_AFTER_HOUR}"
     rf"|(?:(?<=\bat\s)|(?<=\bfrom\s)|(?<=\buntil\s)|(?<=\btill\s))"
@@ -251,9 +254,17 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?:(?<=\bon the )|(?<=\bby the )|(?<=\bsince the )|(?<=\buntil the )"
             r"|(?<=\bfrom the )|(?<=\btill the )|(?<=\bbefore the )|(?<=\bafter the )"
+            # the part of a day ("on the morning of the 13th", "the evening of the 12th")
+            r"|(?<=\bof the )"
+            # the end of a range of days ("8th to 12th", "the 7th-9th")
+            r"|(?<=\d[snrt][tdh] to )|(?<=\d[snrt][tdh]-)|(?<=\d[snrt][tdh]–)"
+            r"|(?<=\d[snrt][tdh] to the )"
+            # the start of one ("7th to 18th July", "12th-19th August")
+            r"|(?=(?:[12]?\d|3[01])(?:st|nd|rd|th)\s*(?:to|-|–|till|until)\s*(?:the\s+)?"
+            r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b)"
             # after a day of the week ("Weds 16th", "Sat 19th", "Wednesday the 16th")
             rf"|{_AFTER_WEEKDAY})"
-            r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)—–]|$|\s+(?:and|at|to|in|"
+            r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)—–]|-\d|$|\s+(?:and|at|to|in|"
             r"when|but|so|or|from|until|till|with|by"
             # a verb after it ("the showing on the 14th starts at 19:45"), not a noun
             r"|is|was|are|were|will|would|has|had|starts?|begins?|opens?|closes?|ends?"
@@ -358,10 +369,13 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _YEAR_ONLY = re.compile(rf"^{_YEAR}$")
 #: Unit words pint would read in a surprising way (``in`` = inch, ``a`` = annum, ``are`` =
-#: 100 m², ``at`` = technical atmosphere …): never units after a number.
+#: 100 m², ``at`` = technical atmosphere, ``bags`` = 94 lb, ``points`` and ``hands`` =
+#: lengths …): never units after a number.
 _NOT_UNITS = frozenset(
     """a an and are as at by for from in is it of on or per than the to was were with am pm
-    th st nd rd x day's has pts fps""".split()
+    th st nd rd x day's has pts fps
+    bag bags point points hand hands link links pole poles chain chains rod rods shot shots
+    """.split()
 )
 #: Fraction words after a smaller count: a share ("three quarters" = 75 %).
 _SHARES = {
@@ -517,8 +531,21 @@ def _number_words(text: str) -> float | None:
     if m is not None:  # "twelve point six": the digits after "point" one by one
         digits = "".join(str(_DIGIT_WORDS[w.casefold()]) for w in m.group(0).split()[1:])
         fraction, text = float(f"0.{digits}"), text[: m.start()]
-    n = parse_number(text.replace("-", " "))
+    words = re.sub(r"\bn[ao]ught\b", "zero", text.replace("-", " "), flags=re.IGNORECASE)
+    m = _HUNDREDS_SPOKEN.fullmatch(words.strip())
+    if m is not None:  # "one-seventy" is 170, "two fifty" 250
+        words = f"{m.group(1)} hundred {m.group(2)}"
+    n = parse_number(words)
     return None if n is None else float(n) + fraction
+
+
+#: Hundreds said without "hundred" ("axis one-seventy", "two fifty"), read as hundreds.
+_HUNDREDS_SPOKEN = re.compile(
+    r"(one|two|three|four|five|six|seven|eight|nine)\s+"
+    r"((?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+    r"(?:\s+(?:one|two|three|four|five|six|seven|eight|nine))?)",
+    re.IGNORECASE,
+)
 
 
 def _digits(text: str) -> float | None:
@@ -623,6 +650,9 @@ def _clock(text: str, span: tuple[int, int]) -> Value | None:
     minutes = 30 if m.group("h3") else 0  # "half seven" is 7:30
     if m.group("min"):
         word = m.group("min").casefold().replace("a ", "").replace("-", " ")
+        if word.split()[-1] in ("minute", "minutes"):
+            word = " ".join(word.split()[:-1])
+            word = word if word.isdigit() else str(int(_number_words(word) or 0))
         minutes = (
             int(word)
             if word.isdigit()
@@ -1047,7 +1077,21 @@ def read_values(text: str) -> list[Value]:
     words that are not a count ("one of them", "no one") are values too; a claim's value is
     only ever compared with its evidence's values, so a stray word costs nothing but a
     miss on a number nobody states."""
-    return [v for v in _read_values(text) if not _filler(v, text)]
+    out = [v for v in _read_values(text) if not _filler(v, text)]
+    for i, (a, b) in enumerate(pairwise(out)):
+        if (
+            a.kind == "date"
+            and a.key[:2] == (None, None)
+            and b.kind == "date"
+            and b.key[1] is not None
+            and _DAYS_SPAN.fullmatch(text[a.span[1] : b.span[0]])
+        ):
+            # the start of a range of days has the month of its end ("7th to 18th July")
+            out[i] = replace(a, key=(b.key[0], b.key[1], a.key[2]))
+    return out
+
+
+_DAYS_SPAN = re.compile(r"\s*(?:to|-|–|till|until)\s*(?:the\s+)?", re.IGNORECASE)
 
 
 def _filler(v: Value, text: str) -> bool:
@@ -1109,8 +1153,9 @@ def _within(a: Value, b: Value) -> bool:
     106 countries" against "more than 106 countries"."""
     if b.bound == a.bound and _same_as_written(replace(a, bound=None), b):
         return True
-    if a.kind == "time":
-        return b.kind == "time" and a.bound == "~" and abs(a.key - b.key) <= _NEAR_MINUTES
+    if a.kind == "time":  # "about 17:20" against 17:18, or a timestamp's 2033-08-12T17:20Z
+        minutes = b.key if b.kind == "time" else b.key[3] if b.kind == "datetime" else None
+        return minutes is not None and a.bound == "~" and abs(a.key - minutes) <= _NEAR_MINUTES
     if a.kind == "time12":  # "about ten past 7" against 19:08, either half of the day
         minutes = b.key if b.kind == "time" else b.key[3] if b.kind == "datetime" else None
         if minutes is None or a.bound != "~":
@@ -1392,7 +1437,7 @@ def _negative(v: Value) -> bool:
     return _minus_before(v.lead)
 
 
-_MINUS = re.compile(r"(?:^|[\s|:,;(=\[])[-−]$")
+_MINUS = re.compile(r"(?:^|[\s|:,;(=\[])[-−]$|\b(?:minus|negative)\s+$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=8192)
@@ -1642,6 +1687,16 @@ def match_values(
                 present = (present and not other_unit) or converted
         if not present and v.kind == "number":
             present = _clock_number(v, have) or _named_number(v, folded)
+        if (
+            not present
+            and v.kind == "date"
+            and v.key[1:] == (None, None)
+            and not re.search(r"\b(?:in|since|of|year|until|till|by)\s+$", v.lead, re.I)
+            and not any(b.kind == "date" and b.key[1:] == (None, None) for b in have)
+        ):
+            # "swim 1800" read as a year is 18:00 where the evidence has that time and no
+            # year alone
+            present = _clock_number(v, have)
         if not present and v.kind == "identifier":
             present = _section(str(v.key), folded) or _lines(str(v.key), have)
         if not present and v.kind == "dimensions":
@@ -1682,12 +1737,21 @@ def _pace_as_clock(v: Value, folded: str) -> bool:
 
 def _clock_number(v: Value, have: Sequence[Value]) -> bool:
     """ "around 7.30" is the time 7:30 (or 19:30) when the evidence has that time: a number
-    written h.mm, the minutes in two digits."""
+    written h.mm, the minutes in two digits; "retest 1310" is 13:10 when the evidence has
+    that time or a timestamp at it (a 24-hour clock in four digits, as shift notes write
+    it)."""
     m = re.fullmatch(r"([01]?\d|2[0-3])\.([0-5]\d)", v.text)
+    if m is not None:
+        minutes = int(m.group(1)) * 60 + int(m.group(2))
+        return any(b.kind == "time" and b.key in (minutes, minutes + 720) for b in have)
+    m = re.fullmatch(r"(1\d|2[0-3])([0-5]\d)", v.text)
     if m is None:
         return False
     minutes = int(m.group(1)) * 60 + int(m.group(2))
-    return any(b.kind == "time" and b.key in (minutes, minutes + 720) for b in have)
+    return any(
+        (b.kind == "time" and b.key == minutes) or (b.kind == "datetime" and b.key[3] == minutes)
+        for b in have
+    )
 
 
 def _named_number(v: Value, folded: str) -> bool:
@@ -1755,3 +1819,51 @@ def _width_height(v: Value, folded: str) -> bool:
         for word, n in (("width", width), ("height", height))
     ]
     return all(found)
+
+
+def _amounts(v: Value) -> list[tuple[str, float]]:
+    """A number or quantity as (dimension, magnitude) pairs for sums: a quantity in its
+    base unit (money in its currency) and as written, which a bare number of the same
+    claim may join ("7.25 of 24.0 hours; 16.75 h remain")."""
+    if v.kind == "number":
+        return [("", float(v.key))]
+    if v.kind == "quantity":
+        w = _sterling(v)
+        return [(str(w.key[1]), float(w.key[0])), ("", float(w.key[2]))]
+    return []
+
+
+def worked_out(
+    values: Sequence[Value], evidence: Iterable[str] | str, known: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """The claim's amounts it works out from two of its other amounts that the evidence
+    states: a sum ("£920 for her four weeks and £690 for his three, £1,610 between them")
+    or a difference ("7.25 of 24.0 allocated hours used; 16.75 h remain", "ten lessons, two
+    cancelled, so eight went ahead"), of one dimension. An amount the evidence states
+    itself is no worked-out one; the operands must be stated (or ``known``: counts the rows
+    bear out), so a changed number is not excused by arithmetic on another changed number."""
+    texts = [evidence] if isinstance(evidence, str) else list(evidence)
+    amounts = [(v, _amounts(v)) for v in values]
+    matches = match_values([v for v, a in amounts if a], texts)
+    stated = {m.value.span: m.present or m.value.text in known for m in matches}
+    out: list[str] = []
+    for v, reps in amounts:
+        if not reps or stated.get(v.span, True) or v.bound is not None:
+            continue
+        for dim, target in reps:
+            ops = [
+                x
+                for w, others in amounts
+                if w.span != v.span and stated.get(w.span)
+                for d, x in others
+                if d == dim
+            ]
+            tol = 1e-6 * max(1.0, abs(target))
+            if any(
+                abs(x + y - target) <= tol or abs(abs(x - y) - target) <= tol
+                for i, x in enumerate(ops)
+                for y in ops[i + 1 :]
+            ):
+                out.append(v.text)
+                break
+    return tuple(out)
