@@ -47,9 +47,11 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 # (620/857; the twenty-third-round verifier 618/857), floors unchanged. Seventeen since the
 # twenty-fifth (auction_house, likewise): reject F1 0.792, verdicts 0.718 (670/933; the
 # twenty-fourth-round verifier 667/933 = 0.715), so the verdict floor moved from 0.72 to
-# 0.71 with the fresh domain, not with the verifier.
-HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.792 (seventeen domains; 0.794 on the sixteen before)
-HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.718 (670/933); target 0.85
+# 0.71 with the fresh domain, not with the verifier. Eighteen since the twenty-sixth
+# (seed_bank, likewise): reject F1 0.797, verdicts 0.722 (738/1,022; the twenty-fifth-round
+# verifier 733/1,022), floors unchanged.
+HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.797 (eighteen domains; 0.792 on the seventeen before)
+HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.722 (738/1,022); target 0.85
 # Every probe blocked until the fourteenth round: its test domain's two probes pass, with the
 # thirteenth-round verifier too (16/18 both). In the fifteenth a food_bank probe passes too
 # (17/20 blocked, one wrong attribution retained). The floors record those measurements so
