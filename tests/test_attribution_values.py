@@ -1538,6 +1538,11 @@ def test_twenty_sixth_round_an_amount_worked_out_from_two_stated_ones() -> None:
     ten = "Ten lessons, and two of those were cancelled, so eight went ahead."
     assert worked_out(read_values(ten), "2 cancelled", known=("Ten",)) == ("eight",)
     assert worked_out(read_values(ten), "2 cancelled") == ()
+    # amounts of different units are not added, even as written
+    mixed = "It took 12 minutes over 8 km, 20 in all."
+    assert worked_out(read_values(mixed), "12 minutes; 8 km") == ()
+    same = "It took 12 minutes and 8 minutes, 20 minutes in all."
+    assert worked_out(read_values(same), "12 minutes; 8 minutes") == ("20 minutes",)
 
 
 def test_twenty_sixth_round_a_count_of_the_items_the_claim_lists() -> None:

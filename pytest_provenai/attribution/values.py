@@ -1823,14 +1823,20 @@ def _width_height(v: Value, folded: str) -> bool:
 
 def _amounts(v: Value) -> list[tuple[str, float]]:
     """A number or quantity as (dimension, magnitude) pairs for sums: a quantity in its
-    base unit (money in its currency) and as written, which a bare number of the same
-    claim may join ("7.25 of 24.0 hours; 16.75 h remain")."""
+    base unit (money in its currency) and as written (``#`` and its dimension), which a
+    bare number of the same claim may join ("7.25 of 24.0 hours; 16.75 h remain")."""
     if v.kind == "number":
         return [("", float(v.key))]
     if v.kind == "quantity":
         w = _sterling(v)
-        return [(str(w.key[1]), float(w.key[0])), ("", float(w.key[2]))]
+        return [(str(w.key[1]), float(w.key[0])), (f"#{w.key[1]}", float(w.key[2]))]
     return []
+
+
+def _joins(a: str, b: str) -> bool:
+    """Whether amounts of dimensions ``a`` and ``b`` (:func:`_amounts`) may be added: the
+    same dimension, or a bare number and a quantity as written."""
+    return a == b or (a == "" and b.startswith("#")) or (b == "" and a.startswith("#"))
 
 
 def worked_out(
@@ -1852,17 +1858,17 @@ def worked_out(
             continue
         for dim, target in reps:
             ops = [
-                x
+                (d, x)
                 for w, others in amounts
                 if w.span != v.span and stated.get(w.span)
                 for d, x in others
-                if d == dim
+                if _joins(d, dim)
             ]
             tol = 1e-6 * max(1.0, abs(target))
             if any(
-                abs(x + y - target) <= tol or abs(abs(x - y) - target) <= tol
-                for i, x in enumerate(ops)
-                for y in ops[i + 1 :]
+                _joins(dx, dy) and (abs(x + y - target) <= tol or abs(abs(x - y) - target) <= tol)
+                for i, (dx, x) in enumerate(ops)
+                for dy, y in ops[i + 1 :]
             ):
                 out.append(v.text)
                 break
