@@ -1583,3 +1583,92 @@ def test_twenty_sixth_round_a_time_in_four_digits() -> None:
     assert present("Eve lane swim 1800: 34 booked.", log) == [True, True]
     assert present("It was founded in 1800.", log) == [False]
     assert present("Founded 1800.", log + "\nfounded 1805") == [False]
+
+
+def test_twenty_seventh_round_a_range_of_days_reads_alike_in_claim_and_evidence() -> None:
+    # the start of a range takes the month of its end wherever it is read, so an output's
+    # "7th to 18th July" dates the 7th too (one rule, in ``_day_ranges``)
+    assert present("closed on 7 July", "stoppage: 7th to 18th July") == [True]
+    assert present("closed on 7 August", "stoppage: 7th to the 18th July") == [False]
+    assert [v.key for v in read_values("from the 8th to the 12th of May")] == [
+        (None, 5, 8),
+        (None, 5, 12),
+    ]
+
+
+def test_twenty_seventh_round_dates_in_figures_read_month_first() -> None:
+    exif = "DateTimeOriginal: 2033:03:11 10:14:22"
+    # "3/11" is 11 March in the US and 3 November elsewhere: either reading may match
+    assert present("the photo was taken 3/11 at 10:14 am", exif) == [True, True]
+    assert present("the photo was taken 11/3 at 10:14 am", exif) == [True, True]
+    assert present("the photo was taken 3/12 at 10:14 am", exif) == [False, True]
+    log = "2033-03-08 feed ate all\n2033-03-13 feed refused"
+    assert present("feeds logged 3/8-3/13", log) == [True, True]
+    assert present("feeds logged 3/8-3/14", log) == [True, False]
+    # a day after 12 can only be the day: month first, with its year
+    (arrival,) = read_values("she came in 6/21/32 under permit")
+    assert (arrival.kind, arrival.key) == ("date", (2032, 6, 21))
+    # with a year, the settings' day-first reading stands
+    assert present("The lease starts on 01/03/2031.", "lease start: 2031-01-03") == [False]
+    # a count out of a total is no date where the evidence dates nothing
+    assert present("rated 4/5", "rating: 4/5") == [True]
+    assert present("rated 4/5", "rating: 3/5") == [False]
+
+
+def test_twenty_seventh_round_a_day_and_month_with_a_dot() -> None:
+    rota = "date: 2033-03-19\nstaff: 5"
+    assert present("The rota has five people on 19.03.", rota) == [True, True]
+    assert present("The rota has five people on 18.03.", rota) == [True, False]
+    # a decimal is still a number
+    assert present("Hb 19.03", "hb: 19.03") == [True]
+
+
+def test_twenty_seventh_round_may_before_a_day() -> None:
+    news = "Jelly Drift opens 2033-05-03; members' preview 2033-05-01."
+    said = "jelly drift opens may 3rd, with a member preview may 1"
+    assert present(said, news) == [True, True]
+    assert present("jelly drift opens may 4th", news) == [False]
+    # the verb is no month
+    assert [v.kind for v in read_values("you may 3 times try")] == ["number"]
+
+
+def test_twenty_seventh_round_a_fraction_between_a_number_and_its_unit() -> None:
+    clip = "duration: 00:07:30\nresolution: 1920x1080"
+    assert present("The video is 7 and a half minutes long.", clip) == [True]
+    assert present("The video is 6 and a half minutes long.", clip) == [False]
+    # no unit, no amount of one: "3 and a half stars" keeps its 3
+    assert [v.kind for v in read_values("3 and a half stars")] == ["number"]
+
+
+def test_twenty_seventh_round_a_no_noun_is_no_negation() -> None:
+    row = "time: 14:00\nroom: Pharaoh's Vault\nbooking_ref: RW-33-0419\nstatus: no-show"
+    claim = "Our booking RW-33-0419 was for 14:00 in Pharaoh's Vault."
+    assert not polarity(claim, row).negation
+    # "no-one" still negates
+    assert polarity("No-one booked the 14:00 in Pharaoh's Vault.", row.replace("no-show", "x"))
+
+
+def test_twenty_seventh_round_a_csv_under_a_record_is_read_row_by_row() -> None:
+    record = (
+        "animal_id: CT-02\nname: Wendell\nstatus: medical hold since 2033-02-27\n\n"
+        "date,time,keeper,item,notes\n"
+        "2033-03-07,11:30,Dr. A. Whitcomb,ceftazidime,dose 4 of 6\n"
+        "2033-03-10,11:25,Dr. A. Whitcomb,ceftazidime,dose 5 of 6\n"
+        "2033-03-13,11:15,Dr. A. Whitcomb,ceftazidime,dose 6 of 6; course complete"
+    )
+    found = records(record)
+    assert found is not None and len(found) == 4 and found[0].startswith("animal_id: CT-02")
+    wrong = "Dr. Whitcomb gave Wendell dose 5 of 6 on 3/7."
+    assert row_check(wrong, read_values(wrong), record).other_row == ("5",)
+    right = "Dr. Whitcomb gave Wendell dose 5 of 6 on 3/10."
+    check = row_check(right, read_values(right), record)
+    assert check.structured and not check.missing and not check.other_row
+
+
+def test_twenty_seventh_round_an_age_group() -> None:
+    rules = "A3. Children under 14 must be supervised by a responsible adult."
+    assert present("Under 14s need a responsible adult.", rules) == [True]
+    assert present("Under 12s need a responsible adult.", rules) == [False]
+    assert [v.kind for v in read_values("Under 14s")] == ["identifier"]  # not 14 seconds
+    assert present("the Lynx Under-14 training", "Ice hockey training - Lynx U14") == [True]
+    assert present("the Lynx Under-16 training", "Ice hockey training - Lynx U14") == [False]

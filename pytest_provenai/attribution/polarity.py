@@ -98,7 +98,9 @@ _NEGATION = re.compile(
     r"\b(?:not|never|neither|nor|none|without|cannot|nobody|nothing)\b|n['’]t\b|\bw/o\b"
     # "no", but not the numbering abbreviation: "No. 2 Squadron", "no. 14", "Nos. 3 and 4",
     # "No 10 Downing Street" (a capital "No" before a number and a capitalised name)
-    r"|\bno\b(?!\.\s*[#\d])(?!(?<=(?-i:No))\s+\d+\s+(?-i:[A-Z]))",
+    r"|\bno\b(?!\.\s*[#\d])(?!(?<=(?-i:No))\s+\d+\s+(?-i:[A-Z]))"
+    # nor the first part of a noun ("a no-show", "no-claims discount"); "no-one" negates
+    r"(?!-(?!one\b)[^\W\d_])",
     re.IGNORECASE,
 )
 _NEGATION_WORDS = frozenset("not no never neither nor none without cannot nobody nothing".split())

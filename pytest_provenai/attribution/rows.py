@@ -12,7 +12,9 @@ co-occur in one row; a value that only another row holds is not support.
   fields (quotes read by :mod:`csv`), written like a pipe table's rows; a footer line of
   another shape (``(3 rows)``) is a record of its own;
 * **``key: value`` blocks** — records separated by a blank line, or by the first key
-  coming round again.
+  coming round again;
+* **a CSV under a ``key: value`` block** and a blank line — the block is a record said of
+  every row (like a JSON object's own fields around its list).
 
 Prose (anything else) gives ``None``: it is checked as a whole, as before.
 
@@ -213,6 +215,9 @@ def _records_and_heads(text: str) -> tuple[list[str] | None, set[int]]:
     table = _table_records(lines) or _csv_records(lines)
     if table is not None:
         return table, set()
+    headed = _headed_csv(lines)
+    if headed is not None:
+        return headed
     blocks = _kv_records(lines)
     if blocks is None:
         return None, set()
@@ -222,6 +227,19 @@ def _records_and_heads(text: str) -> tuple[list[str] | None, set[int]]:
             break
         heads.add(i)
     return blocks, heads
+
+
+def _headed_csv(lines: list[str]) -> tuple[list[str], set[int]] | None:
+    """A CSV under a ``key: value`` block and a blank line (an animal's record, then its
+    feeding log): the block is one record said of every row, the rows are records."""
+    blank = next((i for i, ln in enumerate(lines) if not ln.strip()), None)
+    if blank is None:
+        return None
+    head = [ln for ln in lines[:blank] if ln.strip()]
+    rows = _csv_records(lines[blank + 1 :])
+    if rows is None or not head or not all(_KV.match(ln) for ln in head):
+        return None
+    return ["\n".join(ln.strip() for ln in head), *rows], {0}
 
 
 def tabular_records(text: str) -> list[str] | None:
@@ -937,6 +955,9 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
 #: L18 (4)").
 _LIST_AFTER = re.compile(r"(?:\s+[\w'’-]+){0,6}?\s*(?::|—|–|\s-|\()\s*([^.;:()!?]+)")
 _LIST_BEFORE = re.compile(r"(?:^|[:—–(])\s*([^.;:()!?]+?)\s*\($")
+#: Joins between the items of a listed count. Not :data:`_LIST_JOIN`: that one matches the gap
+#: between two values already found, so its "and"/"or" need no word boundary; here the items
+#: are free text and "and" must be a word ("Sandown" is one item).
 _ITEM_JOIN = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+|&\s*)?|\s+and\s+|\s+or\s+|\s*&\s*)")
 _ITEM = re.compile(r"(?:[\w'’.-]+\s+){0,4}[\w'’.-]+")
 

@@ -144,6 +144,8 @@ _DURATION = (
     rf"(?:[ \t]+(?:and[ \t]+)?(?P<c3>\d+|{_NUMWORDS})(?P<u3>{_TIME_UNIT}|[ \t]+[hms])\b)?"
     rf"|\b(?P<c>an?|one|\d+|{_NUMWORDS})\s+(?P<uc>[a-z]+?)s?\s+and\s+"
     r"(?P<fc>a\s+half|a\s+quarter|three\s+quarters)\b"
+    # the fraction between the number and its unit ("7 and a half minutes")
+    r"|\b(?P<g>\d+)\s+and\s+(?P<fg>a\s+half|a\s+quarter|three\s+quarters)\s+(?P<ug>[a-z]+)\b"
     r"|\b(?:(?P<half>half)\s+an?|(?:a\s+|one\s+)?(?P<quarter>quarter)\s+of\s+an?"
     r"|(?P<three>three\s+quarters)\s+of\s+an?)\s+(?P<ud>[a-z]+)\b"
     # "an hour and forty", "two hours and ten", "three hours ten": the minutes left unsaid
@@ -233,6 +235,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:0?[1-9]|[12]\d|3[01])([/.-])(?:0?[1-9]|1[0-2])\1(?:1[5-9]|2\d)\d\d\b"
             r"|\b(?:0?[1-9]|[12]\d|3[01])/(?:0?[1-9]|1[0-2])/\d\d\b(?![/.]\d)"
+            # month first, where the day cannot be a month ("6/21/32", "3/13/2033")
+            r"|\b(?:0?[1-9]|1[0-2])/(?:1[3-9]|2\d|3[01])/(?:\d\d|(?:19|20)\d\d)\b(?![/.]\d)"
         ),
     ),
     # a year in two digits after an apostrophe ("since '94", "end of March '37"), not a
@@ -290,6 +294,10 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"|\b{_DAY}(?:\s+of)?\s+(?:{_MONTH_LOWER}(?:,?\s+{_YEAR})?\b(?![\w-])"
             rf"|may(?:,?\s+{_YEAR}\b|(?=[ \t]*(?:[,.;:!?)]|$))))"
             rf"|\b{_MONTH_LOWER}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?![:\w-])"
+            # "may" before a day only with an ordinal, a year or punctuation ("opens may
+            # 3rd", "preview may 1,"; "you may 3" is the verb)
+            rf"|\bmay\s+[0-3]?\d(?:(?:st|nd|rd|th)\b(?:,?\s+{_YEAR}\b)?|,?\s+{_YEAR}\b"
+            r"|(?=[ \t]*(?:[,.;:!?)]|$)))"
         ),
     ),
     ("clock", _CLOCK_RE),
@@ -327,6 +335,14 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|(?:1\d|2[0-3])[0-5]\d(?=[ \t]*(?:hrs|h)\b)"
             # the hour and its minutes either side of an "h" ("18h40", "09h05")
             r"|(?:[01]\d|2[0-3])h[0-5]\d\b)"
+        ),
+    ),
+    # an age group ("Under-14", "under 14s", "Under-8s", "U14"): one identifier, ``u14``
+    (
+        "agegroup",
+        re.compile(
+            r"\b(?:[Uu]nder-(?P<a>\d{1,2})s?|[Uu]nder[ \t]+(?P<b>\d{1,2})s|U-?(?P<c>\d{1,2})s?)"
+            r"(?![\w-])"
         ),
     ),
     # a count out of a total ("failed 2/3 checks", "40/40 busy"); day/month took its dates
@@ -726,10 +742,10 @@ def _duration(bare: str, span: tuple[int, int]) -> Value | None:
         if hours is None or minutes is None or not 10 <= minutes < 60:
             return None
         return _in_minutes(bare, hours * 60 + minutes, span)
-    if m.group("uc"):
-        amount = _amount(m.group("c"))
-        fraction = _FRACTIONS[" ".join(m.group("fc").split()).casefold()]
-        unit = m.group("uc")
+    if m.group("uc") or m.group("ug"):
+        amount = _amount(m.group("c") or m.group("g"))
+        fraction = _FRACTIONS[" ".join((m.group("fc") or m.group("fg")).split()).casefold()]
+        unit = m.group("uc") or m.group("ug")
     else:
         amount = 0.0
         fraction = 0.5 if m.group("half") else 0.25 if m.group("quarter") else 0.75
@@ -807,6 +823,8 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
             True,
             span,
         )
+    if kind == "agegroup":
+        return Value(bare, "identifier", f"u{int(re.sub(r'[^0-9]', '', bare))}", True, span)
     if kind == "weekday":
         return Value(bare, "weekday", _WEEKDAYS.index(bare.casefold().rstrip("s")), True, span)
     if kind == "ratio":
@@ -1045,17 +1063,27 @@ def _bounded(v: Value, text: str) -> Value:
     return v
 
 
-_RANGE_JOIN = re.compile(r"\s*(?:-|–|&|and|to|or|till|until)\s*$", re.IGNORECASE)
+_RANGE_JOIN = re.compile(r"\s*(?:-|–|&|and|to|or|till|until)\s*(?:the\s+)?$", re.IGNORECASE)
 
 
 def _day_ranges(values: list[Value], text: str) -> list[Value]:
     """A bare day number joined to the date after it ("1 and 2 November", "3-5 June 2031",
-    "14 or 15 May") is a date of that month and year, not a number; a bare hour joined to
-    a time of day after it ("3 to 4 pm", "9-11 am", "from 4 till 6 pm") is a time in the same
-    half of the day."""
+    "14 or 15 May") is a date of that month and year, not a number, and a day of the month
+    said alone takes the month of the date it is joined to ("7th to 18th July", "the 8th to
+    the 12th of May"); a bare hour joined to a time of day after it ("3 to 4 pm", "9-11 am",
+    "from 4 till 6 pm") is a time in the same half of the day."""
     out = list(values)
     for i in range(len(out) - 1):
         v, nxt = out[i], out[i + 1]
+        if (
+            v.kind == "date"
+            and v.key[:2] == (None, None)
+            and nxt.kind == "date"
+            and nxt.key[1] is not None
+            and _RANGE_JOIN.fullmatch(text[v.span[1] : nxt.span[0]])
+        ):
+            out[i] = replace(v, key=(nxt.key[0], nxt.key[1], v.key[2]))
+            continue
         if v.kind != "number" or not re.fullmatch(r"[0-3]?\d", v.text):
             continue
         if not _RANGE_JOIN.fullmatch(text[v.span[1] : nxt.span[0]]):
@@ -1077,21 +1105,7 @@ def read_values(text: str) -> list[Value]:
     words that are not a count ("one of them", "no one") are values too; a claim's value is
     only ever compared with its evidence's values, so a stray word costs nothing but a
     miss on a number nobody states."""
-    out = [v for v in _read_values(text) if not _filler(v, text)]
-    for i, (a, b) in enumerate(pairwise(out)):
-        if (
-            a.kind == "date"
-            and a.key[:2] == (None, None)
-            and b.kind == "date"
-            and b.key[1] is not None
-            and _DAYS_SPAN.fullmatch(text[a.span[1] : b.span[0]])
-        ):
-            # the start of a range of days has the month of its end ("7th to 18th July")
-            out[i] = replace(a, key=(b.key[0], b.key[1], a.key[2]))
-    return out
-
-
-_DAYS_SPAN = re.compile(r"\s*(?:to|-|–|till|until)\s*(?:the\s+)?", re.IGNORECASE)
+    return [v for v in _read_values(text) if not _filler(v, text)]
 
 
 def _filler(v: Value, text: str) -> bool:
@@ -1215,6 +1229,36 @@ def _same(a: Value, b: Value) -> bool:
     return _same_as_written(a, b) or ((sa, sb) != (a, b) and _same_as_written(sa, sb))
 
 
+#: A date in figures without a year that may be read month first ("3/11", "3/8") and a day
+#: and month joined by a dot ("19.03", "19.03."), as :func:`_numeric_date_readings` reads them.
+_SLASHED = re.compile(r"(\d{1,2})/(\d{1,2})")
+_DOTTED = re.compile(r"(0?[1-9]|[12]\d|3[01])\.(0[1-9]|1[0-2])\.?")
+
+
+def _numeric_date_readings(a: Value) -> list[tuple[int | None, int | None, int | None]]:
+    """The (month, day) readings of a date in figures without a year that the settings'
+    day-first reading misses: month first ("3/11" is 11 March in the US, "3/8-3/13" a week
+    in March), and a day and month with a dot ("on 19.03."), which reads as a number. With
+    a year the settings' day-first reading stands ("01/03/2031" is 1 March; "6/21/32", whose
+    day cannot be a month, is read month first as it is written). The reading that is taken
+    stays the value's key; these are only compared with the evidence's dates, so "4/5 stars"
+    is no date unless the evidence dates a 5 April."""
+    if a.kind in ("date", "ratio") and (m := _SLASHED.fullmatch(a.text)):
+        first, second = int(m.group(1)), int(m.group(2))
+        out: list[tuple[int | None, int | None, int | None]] = []
+        if 1 <= first <= 12 and 1 <= second <= 31:
+            out.append((None, first, second))
+        if a.kind == "ratio" and 1 <= second <= 12 and 1 <= first <= 31:
+            out.append((None, second, first))
+        return out
+    if a.kind == "number" and (m := _DOTTED.fullmatch(a.text)):
+        return [(None, int(m.group(2)), int(m.group(1)))]
+    return []
+
+
+#: The key of an age group ("Under-14", "U14": ``u14``).
+_AGE_GROUP = re.compile(r"u(\d{1,2})")
+
 #: Kinds whose number a minus sign before it negates (:func:`_negative`).
 _SIGNED = frozenset({"number", "quantity"})
 
@@ -1228,6 +1272,11 @@ def _same_as_written(a: Value, b: Value) -> bool:
         return (
             a.kind == b.kind and ka[0] == kb[0] and abs(ka[1] - kb[1]) <= max(ka[2], kb[2]) + 1e-9
         )
+    if b.kind in ("date", "datetime") and any(
+        all(x is None or x == y for x, y in zip(reading, kb[:3], strict=True))
+        for reading in _numeric_date_readings(a)
+    ):
+        return True  # "3/11" (11 March in the US), "19.03." (19 March) against 2033-03-11
     if a.kind in ("date", "datetime") and b.kind in ("date", "datetime"):
         da, db = ka[:3], kb[:3]
         if any(x is not None and x != y for x, y in zip(da, db, strict=True)):
@@ -1246,6 +1295,9 @@ def _same_as_written(a: Value, b: Value) -> bool:
         return bool(ka[0] == kb)
     if a.kind == "number" and b.kind in ("date", "datetime") and _YEAR_ONLY.match(a.text):
         return bool(ka == kb[0])  # "the summer 2031 timetable" against 2031-04-30
+    if a.kind == "identifier" and b.kind == "number" and b.bound == "<":
+        # an age group against "children under 14"
+        return (m := _AGE_GROUP.fullmatch(ka)) is not None and float(m.group(1)) == kb
     if a.kind in ("version", "identifier", "week", "dimensions", "ratio"):
         return b.kind == a.kind and ka == kb
     if a.kind == "number" and b.kind == "ratio":  # "2 of the 3 checks" against "2/3"
@@ -1848,8 +1900,10 @@ def worked_out(
     cancelled, so eight went ahead"), of one dimension. An amount the evidence states
     itself is no worked-out one; the operands must be stated (or ``known``: counts the rows
     bear out), so a changed number is not excused by arithmetic on another changed number."""
-    texts = [evidence] if isinstance(evidence, str) else list(evidence)
     amounts = [(v, _amounts(v)) for v in values]
+    if sum(1 for _, a in amounts if a) < 3:
+        return ()  # a worked-out amount needs two others: skip the evidence search
+    texts = [evidence] if isinstance(evidence, str) else list(evidence)
     matches = match_values([v for v, a in amounts if a], texts)
     stated = {m.value.span: m.present or m.value.text in known for m in matches}
     out: list[str] = []
