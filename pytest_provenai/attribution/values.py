@@ -1236,13 +1236,13 @@ _DOTTED = re.compile(r"(0?[1-9]|[12]\d|3[01])\.(0[1-9]|1[0-2])\.?")
 
 
 def _numeric_date_readings(a: Value) -> list[tuple[int | None, int | None, int | None]]:
-    """The (month, day) readings of a date in figures without a year that the settings'
-    day-first reading misses: month first ("3/11" is 11 March in the US, "3/8-3/13" a week
-    in March), and a day and month with a dot ("on 19.03."), which reads as a number. With
-    a year the settings' day-first reading stands ("01/03/2031" is 1 March; "6/21/32", whose
-    day cannot be a month, is read month first as it is written). The reading that is taken
-    stays the value's key; these are only compared with the evidence's dates, so "4/5 stars"
-    is no date unless the evidence dates a 5 April."""
+    """The (year, month, day) readings, the year None, of a date in figures without a year
+    that the settings' day-first reading misses: month first ("3/11" is 11 March in the US,
+    "3/8-3/13" a week in March), and a day and month with a dot ("on 19.03."), which reads
+    as a number. With a year the settings' day-first reading stands ("01/03/2031" is 1
+    March; "6/21/32", whose day cannot be a month, is read month first as it is written).
+    The reading that is taken stays the value's key; these are only compared with the
+    evidence's dates, so "4/5 stars" is no date unless the evidence dates a 5 April."""
     if a.kind in ("date", "ratio") and (m := _SLASHED.fullmatch(a.text)):
         first, second = int(m.group(1)), int(m.group(2))
         out: list[tuple[int | None, int | None, int | None]] = []
