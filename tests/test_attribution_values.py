@@ -1672,3 +1672,182 @@ def test_twenty_seventh_round_an_age_group() -> None:
     assert [v.kind for v in read_values("Under 14s")] == ["identifier"]  # not 14 seconds
     assert present("the Lynx Under-14 training", "Ice hockey training - Lynx U14") == [True]
     assert present("the Lynx Under-16 training", "Ice hockey training - Lynx U14") == [False]
+
+
+def test_twenty_eighth_round_a_negated_comparative_bounds_the_other_way() -> None:
+    rules = "B3. Horses need boosters no more than 12 months apart."
+    assert present("boosters can't be more than 12 months apart", rules) == [True]
+    assert present("boosters must not be longer than 12 months apart", rules) == [True]
+    assert present("boosters can't be more than 6 months apart", rules) == [False]
+    # the bound is "at most", not "more than": the evidence's "more than" is the other way
+    (v,) = read_values("it must not exceed 40 kg")
+    assert v.bound == "<="
+    (w,) = read_values("it can't be less than 3 metres")
+    assert w.bound == ">="
+
+
+def test_twenty_eighth_round_a_column_named_by_its_unit() -> None:
+    diary = (
+        "appt | dog     | mins | quoted_gbp\n"
+        "A-1  | Biscuit |  120 | 58.00\n"
+        "A-2  | Otis    |   75 | 42.00"
+    )
+    assert present("Biscuit, two hours booked", diary) == [True]
+    assert present("Biscuit, three hours booked", diary) == [False]
+    log = "date,asset,result,hours\n2033-10-10,CH-03,pass,1489"
+    assert present("passed at 1489 hrs", log) == [True]
+    assert present("passed at 1498 hrs", log) == [False]
+    # a currency named on a field, and a nautical mile as "nm"
+    ticket = "parts_used: EL-0218 (£6.40)\ndonation_gbp: 5.00"
+    assert present("Donation: a fiver", ticket) == [True]
+    assert present("Donation: a tenner", ticket) == [False]
+    ais = '{"position_accuracy": "low (>10 m)", "distance_to_harbour_nm": 11.8}'
+    assert present("11.8 nm out", ais) == [True]
+    assert present("11.8 km out", ais) == [False]
+
+
+def test_twenty_eighth_round_a_bare_hour_joined_to_a_time_of_day() -> None:
+    locks = "lock | name | passage_hours\nL16 | Hobb's Lock | 09:00-16:00"
+    assert present("keeper-assisted only on Sat, 9 till 4, so don't dawdle", locks) == [
+        True,
+        True,
+    ]
+    assert present("keeper-assisted only on Sat, 10 till 4, so go early", locks) == [
+        False,
+        True,
+    ]
+
+
+def test_twenty_eighth_round_a_paragraph_named_by_its_number() -> None:
+    sop = (
+        "2.4 A hasty party of no fewer than three members may be sent ahead.\n"
+        "2.5 Trainee members must not deploy onto the hill unless accompanied."
+    )
+    assert present("Under 2.5, trainees may deploy only when accompanied.", sop) == [True]
+    assert present("Under 2.6, trainees may deploy only when accompanied.", sop) == [False]
+    # "under" bounds a number ("under 2.5 hours") but not a paragraph's; a list's numbers
+    # are labels, not values, unless a word names the part
+    rules = "3. Children under 14 must be supervised.\n4. Dogs must be kept on a lead."
+    assert present("Per rule 4, dogs go on a lead.", rules) == [True]
+    assert present("Per rule 5, dogs go on a lead.", rules) == [False]
+    assert present("They had 4 dogs on a lead.", rules) == [False]
+
+
+def test_twenty_eighth_round_a_value_taken_back_is_not_said() -> None:
+    said = "Otis was down with Marek at, um, half nine, no, half ten on Thursday."
+    assert [v.text for v in read_values(said)] == ["half ten", "Thursday"]
+    assert [v.text for v in read_values("twelve, sorry, eleven frames")] == ["eleven"]
+    # "no" before another word is no correction, and values of two kinds both stand
+    assert [v.text for v in read_values("it was 12, no more")] == ["12"]
+    assert [v.text for v in read_values("3, no, 4 hours")] == ["3", "4 hours"]
+    # a text without values reads as none (the first version of this rule failed there)
+    assert read_values("She set up a standing order.") == []
+
+
+def test_twenty_eighth_round_a_count_of_rows_by_a_plural() -> None:
+    rota = (
+        "shift | staff_name | role\n"
+        "late  | Gethin     | nurse\n"
+        "night | Ines       | nurse\n"
+        "night | Precious   | senior carer\n"
+        "night | Femi       | carer"
+    )
+    right = "we had three on nights: a nurse, a senior carer and a carer."
+    assert "three" in counted(right, read_values(right), rota)
+    wrong = "we had two on nights: a nurse and a carer."
+    assert "two" not in counted(wrong, read_values(wrong), rota)
+
+
+def test_twenty_eighth_round_a_decimal_comma_before_a_unit_or_after_a_currency() -> None:
+    fees = "courier_eur: 32.50\nhandling_fee_eur: 15.00\nweight_kg: 2.4\nsize: 3.8 MB"
+    said = "You paid 15,00 EUR handling, 32,50 EUR courier; the bag is 2,4 kg, the photo 3,8 MB."
+    assert present(said, fees) == [True, True, True, True]
+    assert present("the courier costs 32,40 EUR", fees) == [False]
+    # the value keeps its text as written; a thousands comma and a list stay as they were
+    (fee,) = read_values("a fee of € 3,50")
+    assert (fee.text, fee.key[2]) == ("€ 3,50", 3.5)
+    assert [v.key for v in read_values("1,500 EUR")] == [(1500.0, "[currency:EUR]", 1500.0, "EUR")]
+    assert [v.text for v in read_values("lanes 5,6 are shut")] == ["5", "6"]
+
+
+def test_twenty_eighth_round_times_as_other_countries_write_them() -> None:
+    log = "2033-03-05 09:54 found at seat 14C\n2033-03-05 10:12 registered at LP-2"
+    assert present("found at 09.54 Uhr, registered at 10.12 Uhr", log) == [True, True]
+    assert present("found at 09.45 Uhr", log) == [False]
+    trip = "08:20 ling 18 lb kept\n10:40 conger released"
+    assert present("ling kept 0820hrs, conger released 1040hrs", trip) == [True, True]
+    # engine hours stay a duration where the minutes cannot be minutes
+    (hours,) = read_values("serviced at 1489 hrs")
+    assert hours.kind == "quantity"
+
+
+def test_twenty_eighth_round_pounds_of_money_under_a_currency_column() -> None:
+    stock = (
+        "part_no,description,qty,unit_cost_gbp\n"
+        "MW-17,Music wire 1 lb coil,6,21.75\n"
+        "BS-B6,Bass set,0,212.00"
+    )
+    assert present("A set costs two hundred and twelve pounds.", stock) == [True]
+    assert present("A set costs two hundred and fifteen pounds.", stock) == [False]
+
+
+def test_twenty_eighth_round_review_cases_stay_apart() -> None:
+    # a long negated modal still bounds the other way, and "no longer than" is "at most"
+    assert present("it shouldn't be longer than 20 minutes", "no longer than 20 minutes") == [True]
+    # quantities in small base units compare relatively (5e-6 m³ is no 6e-6 m³)
+    assert present("5 ml", "dose: 6 ml") == [False]
+    assert present("532 nm", "laser at 533 nm") == [False]
+    assert present("532 nm", "wavelength_nm: 533") == [False]
+    assert present("11.8 nautical miles out", '{"distance_nm": 11.8}') == [True]
+    # "under 4" is a bound, not paragraph 4; a line opening with a number is no label
+    rules = "3. Children under 14 must be supervised.\n4. Dogs must be kept on a lead."
+    assert present("Children under 4 must be supervised.", rules) == [False]
+    assert present("The wait is under 30", "30 minutes wait") == [False]
+    # a tally is no self-correction
+    assert [v.text for v in read_values("3 yes, 2 no, 1 abstained")] == ["3", "2", "1"]
+    # a decimal comma keeps its digits when converted, and a CSV keeps its separators
+    assert present("the bag is 2,4 kg", "weight_g: 2600") == [False]
+    assert [v.text for v in read_values("laps,time\n4,15 min\n5,16 min")] == [
+        "4",
+        "15 min",
+        "5",
+        "16 min",
+    ]
+    # a unit column's own numbers only; pounds said of a weight stay a weight
+    stock = "part_no,description,qty,unit_cost_gbp\nMW-17,Music wire 1 lb coil,6,21.75"
+    assert present("A coil costs 6 pounds.", stock) == [False]
+    assert present("the fish weighed 25 pounds", "ling 18 lb kept\nfee_gbp: 25") == [False]
+    assert present("the build took 1.2 hours", "stage | min | max\nbuild | 12 | 72") == [False]
+
+
+def test_twenty_eighth_round_a_plural_counts_only_where_the_word_is_not_written() -> None:
+    rows = (
+        "id | kind  | state\n"
+        "1  | news  | new\n"
+        "2  | sport | new\n"
+        "3  | news  | closed\n"
+        "4  | sport | closed\n"
+        "5  | sport | closed"
+    )
+    right = "two of the items were news"
+    assert "two" in counted(right, read_values(right), rows)
+    wrong = "three of the items were news"
+    assert "three" not in counted(wrong, read_values(wrong), rows)
+
+
+def test_twenty_eighth_round_mends_after_the_first_test_reading() -> None:
+    # "no later than 3 hours before" is at least 3 hours before: "later"/"earlier" keep the
+    # reading they had (the first version of the negated comparatives made it "at most")
+    rider = "Percussion load-in: no later than three hours before downbeat."
+    assert present("Percussion comes in at least three hours before downbeat.", rider) == [True]
+    # a singular or plural only ever adds a way for a count to be borne out: the count of
+    # all rows stands where the singular picks some rows out
+    tour = (
+        "date | venue | kind\n"
+        "2031-10-03 | Halle | concert\n"
+        "2031-10-05 | Aula | talk\n"
+        "2031-10-08 | Forum | recital\n"
+        "2031-10-10 | Dom | recital"
+    )
+    said = "The tour has four concerts."
+    assert "four" in counted(said, read_values(said), tour)

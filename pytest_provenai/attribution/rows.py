@@ -875,6 +875,27 @@ def _rows_holding(term: str, row_terms: Sequence[set[str]]) -> int:
     return sum(bool(words & rt) for rt in row_terms)
 
 
+def _rows_holding_inflected(term: str, row_terms: Sequence[set[str]]) -> int:
+    """:func:`_rows_holding`, or where no row holds the word as written, how many hold its
+    singular or plural ("three on nights" counts the ``night`` rows; "news" counts no
+    ``new`` row where a row says "news"). Only ever a further way for a count to be borne
+    out: a count the word as written bears out, or does not, stays so."""
+    return _rows_holding(term, row_terms) or sum(bool(_number_forms(term) & rt) for rt in row_terms)
+
+
+def _number_forms(term: str) -> frozenset[str]:
+    """``term`` with its plural and, for a word ending in ``s`` (not "-ss", "-us", "-is":
+    "class", "bonus", "analysis"), its singular."""
+    forms = {term, term + "s"}
+    if len(term) > 3 and term.endswith("s") and not term.endswith(("ss", "us", "is")):
+        forms.add(term[:-1])
+        if term.endswith("ies"):
+            forms.add(term[:-3] + "y")
+        elif term.endswith(("ches", "shes", "xes", "sses")):
+            forms.add(term[:-2])
+    return frozenset(forms)
+
+
 _RANGE_JOIN = re.compile(r"\s*(?:to|through|till|until|-|–)\s*$", re.IGNORECASE)
 
 
@@ -938,7 +959,11 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
             if w.span[0] >= v.span[1]:
                 start, end = w.span[0] - v.span[1], w.span[1] - v.span[1]
                 after = after[:start] + " " * (end - start) + after[end:]
-        hits = [_rows_holding(t, row_terms) for t in content_terms(after)]
+        hits = [
+            h
+            for t in content_terms(after)
+            for h in {_rows_holding(t, row_terms), _rows_holding_inflected(t, row_terms)}
+        ]
         if any(0 < h < len(data) and h == int(v.key) for h in hits) or (
             v.key > 0 and _flag_count(after, data) == int(v.key)
         ):
@@ -1064,8 +1089,9 @@ def _clause_bounds(
 
 def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence[str]) -> bool:
     """Whether the rows bear out a count said of a noun ("2 vehicles kept by Ines Vardakis",
-    "Priya has three of them", "lot VX-2207A went out in two consignments"): a word or an
-    identifier of the count's clause, not another value, is in exactly that many rows — or
+    "Priya has three of them", "lot VX-2207A went out in two consignments"): a word (or,
+    where no row holds it, its singular or plural: "three on nights") or an identifier of
+    the count's clause, not another value, is in exactly that many rows — or
     the count is the number of rows and no word of the clause picks some rows out ("four
     consignments" of a four-row shipments table)."""
     blank = cut_values(content, values, keep_offsets=True)
@@ -1077,13 +1103,15 @@ def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
     row_terms = [content_terms(r) for r in data]
     folded_rows = [r.casefold() for r in data]
     n = int(v.key)
-    hits = [_rows_holding(term, row_terms) for term in content_terms(clause)]
+    terms = content_terms(clause)
+    hits = [_rows_holding(term, row_terms) for term in terms]
+    inflected = [_rows_holding_inflected(term, row_terms) for term in terms]
     hits += [
         sum(str(w.key) in r for r in folded_rows)
         for w in values
         if w.kind == "identifier" and start <= w.span[0] and w.span[1] <= end
     ]
-    if any(h == n > 0 for h in hits):
+    if any(h == n > 0 for h in hits + inflected):
         return True
     if n > 0 and _flag_count(clause, data) == n:
         return True

@@ -21,6 +21,7 @@ machine.
 
 from __future__ import annotations
 
+import csv
 import datetime as _dt
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -322,7 +323,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b\d{1,2}(?::\d{2}){1,2}(?:[ \t]*[ap]\.?m\.?(?![a-z])|" + _DAY_PART + r")?"
             r"|\b\d{1,2}(?:\.[0-5]\d)?(?:[ \t]*[ap]\.?m\.?(?![a-z])|" + _DAY_PART + r")"
-            r"|\b(?:noon|midday|midnight)\b",
+            r"|\b(?:noon|midday|midnight)\b"
+            # the German "14.30 Uhr"
+            r"|\b(?:[01]?\d|2[0-3])\.[0-5]\d(?=[ \t]*Uhr\b)",
             re.IGNORECASE,
         ),
     ),
@@ -331,7 +334,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "hhmm",
         re.compile(
-            r"(?<![\w./:-])(?:0\d[0-5]\d\b(?![.,/:-]?\d)"
+            r"(?<![\w./:-])(?:0\d[0-5]\d(?:\b|(?=hrs?\b|h\b))(?![.,/:-]?\d)"
             r"|(?:1\d|2[0-3])[0-5]\d(?=[ \t]*(?:hrs|h)\b)"
             # the hour and its minutes either side of an "h" ("18h40", "09h05")
             r"|(?:[01]\d|2[0-3])h[0-5]\d\b)"
@@ -933,6 +936,10 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
     if len(words) == 2 and words[1].casefold() in _NOT_UNITS:
         unit = words[0]  # "32 cm in 24 hrs": centimetres, not cm·inch
         shown = bare[: bare.index(unit, m.start(3)) + len(unit)]
+    nautical = re.match(r"nautical\s+miles?\b", unit, re.IGNORECASE)
+    if nautical:  # "11.8 nautical miles": not statute miles
+        shown = bare[: bare.index(nautical.group(0), m.start(3)) + len(nautical.group(0))]
+        unit = "nautical_mile"
     quantity = _quantity(number, unit) if unit else None
     if quantity is None and _RATE_FIRST.match(unit):
         # "37.5 per week", "2 a day": a rate whose numerator names no unit — a number,
@@ -981,6 +988,22 @@ def _untaken(
         pos = max(max(e for _, e in clash), start + 1)
 
 
+#: A decimal comma ("2,5 kg", "15,00 EUR", "€ 3,50"): one or two digits after the comma,
+#: a unit or currency after the number or a currency before it; read as a decimal point.
+#: A thousands comma has three digits after it ("1,500 EUR"), a list a space ("5, 6").
+_DECIMAL_COMMA = re.compile(
+    r"(?<![\d,.])\d{1,4},\d{1,2}(?![\d]|,\d)"
+    r"(?=[ \t]?(?:EUR|€|euros?|CHF|kg|g|km|m|cm|mm|l|ml|t|kn|nm|h|min|°C?|%|[kKMGT]B)(?!\w))"
+    r"|(?:€|\bEUR)[ \t]?\d{1,4},\d{1,2}(?![\d]|,\d)"
+)
+
+
+def _csv_like(text: str) -> bool:
+    """Whether ``text`` has two lines or more with commas, none of them followed by a space."""
+    lines = [ln for ln in text.splitlines() if "," in ln]
+    return len(lines) >= 2 and not any(re.search(r",\s", ln) for ln in lines)
+
+
 @lru_cache(maxsize=16384)
 def _read_values(text: str) -> tuple[Value, ...]:
     if not _libraries():
@@ -988,6 +1011,11 @@ def _read_values(text: str) -> tuple[Value, ...]:
             Value(m.group(0), "text", m.group(0).casefold(), False, m.span())
             for m in re.finditer(r"\S*\d\S*", text)
         )
+    # same length: the spans stand, and each value keeps its text as written; a CSV's
+    # commas are its separators ("laps,time\n4,15 min")
+    written = text
+    if not _csv_like(text):
+        text = _DECIMAL_COMMA.sub(lambda m: m.group(0).replace(",", "."), text)
     taken: list[tuple[int, int]] = []
     out: list[Value] = []
     for kind, pattern in _SHAPES:
@@ -1006,23 +1034,53 @@ def _read_values(text: str) -> tuple[Value, ...]:
             taken.append(value.span if kind in ("quantity",) else (start, end))
             out.append(value)
     out.sort(key=lambda v: v.span)
-    return tuple(
+    read = [
         replace(_bounded(v, text), lead=text[max(0, v.span[0] - 30) : v.span[0]])
         for v in _day_ranges(out, text)
-    )
+    ]
+    if written != text:
+        read = [
+            replace(
+                v,
+                text=written[v.span[0] : v.span[1]],
+                lead=written[max(0, v.span[0] - 30) : v.span[0]],
+            )
+            for v in read
+        ]
+    return tuple(read)
 
 
+#: A modal's negation before a comparative ("can't be more than", "must not exceed"): the
+#: bound it makes is the opposite of the comparative's.
+_MUST_NOT = (
+    r"(?:can(?:'|’)?t|cannot|can\s+not|must\s+not|mustn(?:'|’)?t|may\s+not|should\s+not"
+    r"|shouldn(?:'|’)?t|won(?:'|’)?t|will\s+not|never|not)"
+)
 #: Words before a number that make it a bound, not the value itself ("over" is not here: "14
 #: concerts over 3 weeks" is during; "under" only before a space: "under-5s" is an age group).
 _BOUNDS = (
-    ("<=", r"no\s+more\s+than|not\s+more\s+than|at\s+most|up\s+to|within"),
+    (
+        "<=",
+        r"no\s+more\s+than|not\s+more\s+than|at\s+most|up\s+to|within"
+        # "can't be more than 12 months", "must not be longer than 20 minutes"
+        # ("later"/"earlier" are not here: "no later than 3 hours before" is at least 3 hours)
+        rf"|(?:{_MUST_NOT}\s+(?:be\s+)?|no\s+)(?:more|longer|greater|higher|bigger|larger)"
+        r"\s+than"
+        rf"|{_MUST_NOT}\s+(?:exceed|go\s+over|go\s+above)",
+    ),
     (
         "~",
         r"about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|just\s+over"
         r"|just\s+under|close\s+to|(?:a\s+(?:bit|little|touch|shade)|just|slightly)\s+"
         r"(?:over|under|more\s+than|less\s+than|above|below)|just\s+shy\s+of",
     ),
-    (">=", r"at\s+least|no\s+less\s+than|not\s+less\s+than|no\s+fewer\s+than|a\s+minimum\s+of"),
+    (
+        ">=",
+        r"at\s+least|no\s+less\s+than|not\s+less\s+than|no\s+fewer\s+than|a\s+minimum\s+of"
+        rf"|(?:{_MUST_NOT}\s+(?:be\s+)?|no\s+)(?:less|fewer|shorter|lower|smaller)"
+        r"\s+than"
+        rf"|{_MUST_NOT}\s+(?:go\s+below|drop\s+below|fall\s+below)",
+    ),
     (
         ">",
         r"more\s+than|above|exceeds?|exceeding|exceeded|upwards\s+of|in\s+excess\s+of"
@@ -1052,7 +1110,7 @@ _NEAR_MINUTES = 15
 
 
 def _bounded(v: Value, text: str) -> Value:
-    before = text[max(0, v.span[0] - 24) : v.span[0]]
+    before = text[max(0, v.span[0] - 40) : v.span[0]]
     if v.kind in ("time", "time12") and _NEAR_TIME.search(before):
         return Value(v.text, v.kind, v.key, v.parsed, v.span, "~")
     if v.kind not in ("number", "quantity"):
@@ -1071,7 +1129,8 @@ def _day_ranges(values: list[Value], text: str) -> list[Value]:
     "14 or 15 May") is a date of that month and year, not a number, and a day of the month
     said alone takes the month of the date it is joined to ("7th to 18th July", "the 8th to
     the 12th of May"); a bare hour joined to a time of day after it ("3 to 4 pm", "9-11 am",
-    "from 4 till 6 pm") is a time in the same half of the day."""
+    "from 4 till 6 pm") is a time in the same half of the day, and a bare hour joined to a
+    bare hour read as a time ("9 till 4") a time of either half."""
     out = list(values)
     for i in range(len(out) - 1):
         v, nxt = out[i], out[i + 1]
@@ -1097,6 +1156,9 @@ def _day_ranges(values: list[Value], text: str) -> list[Value]:
             if start > nxt.key >= 720:  # "10 to 12 pm": from 10 am
                 start -= 720
             out[i] = Value(v.text, "time", start, True, v.span)
+        elif nxt.kind == "time12" and 1 <= n <= 12 and re.fullmatch(r"\d{1,2}", nxt.text):
+            # "Sat, 9 till 4": a bare hour joined to a bare hour read as a time of day
+            out[i] = Value(v.text, "time12", (n % 12) * 60, True, v.span)
     return out
 
 
@@ -1104,8 +1166,24 @@ def read_values(text: str) -> list[Value]:
     """The protected values of ``text`` in text order (see the module docstring). Number
     words that are not a count ("one of them", "no one") are values too; a claim's value is
     only ever compared with its evidence's values, so a stray word costs nothing but a
-    miss on a number nobody states."""
-    return [v for v in _read_values(text) if not _filler(v, text)]
+    miss on a number nobody states. A value the text takes back at once ("twelve, no,
+    eleven") is not said."""
+    values = [v for v in _read_values(text) if not _filler(v, text)]
+    taken_back = {
+        i
+        for i, (v, nxt) in enumerate(pairwise(values))
+        if nxt.kind == v.kind and _RETRACTED.fullmatch(text[v.span[1] : nxt.span[0]])
+    }
+    return [v for i, v in enumerate(values) if i not in taken_back]
+
+
+#: A spoken self-correction between two values of one kind ("half nine, no, half ten",
+#: "twelve, sorry, eleven", "the fifty-two, I mean the fifty-four"): the first is taken back.
+_RETRACTED = re.compile(
+    r"\s*,\s*(?:(?:um|uh|er|erm),?\s+)?(?:no|sorry|I\s+mean|I\s+meant|or\s+rather|wait)"
+    r"\s*,\s*(?:(?:um|uh|er|erm),?\s+)?(?:the\s+|it's\s+|it\s+was\s+)?",
+    re.IGNORECASE,
+)
 
 
 def _filler(v: Value, text: str) -> bool:
@@ -1312,7 +1390,8 @@ def _same_as_written(a: Value, b: Value) -> bool:
             places = len(shown.group(1) or "") if shown else 0
             return bool(abs(ka[2] - kb[2]) <= 0.5 * 10.0**-places + 1e-9)
         if b.kind == "quantity":
-            return bool(ka[1] == kb[1] and abs(ka[0] - kb[0]) <= 1e-6 * max(1.0, abs(kb[0])))
+            # relative: base units may be tiny ("5 ml" is 5e-6 m³, "532 nm" 5.32e-7 m)
+            return bool(ka[1] == kb[1] and abs(ka[0] - kb[0]) <= 1e-6 * abs(kb[0]) + 1e-300)
         return False
     if a.kind == "number":
         if b.kind == "number":
@@ -1401,7 +1480,15 @@ _HEADER_UNITS = {
     "k": "K",
     "kt": "knot",
     "kts": "knot",
+    "nm": "nmi|nm",  # "distance_nm" is nautical miles at sea, nanometres in a lab
+    "nmi": "nmi",
+    "gbp": "GBP",
+    "eur": "EUR",
+    "usd": "USD",
 }
+#: Units a field or column is named by for :func:`_in_unit_field`: the header units but no
+#: bare "min" (a statistics column: minimum, not minutes).
+_FIELD_UNITS = {**_HEADER_UNITS, "min": ""}
 
 
 def _named_units(folded_evidence: str, *, attached: bool) -> list[tuple[float, str, float, str]]:
@@ -1473,6 +1560,63 @@ def _in_header_unit(v: Value, have: Sequence[Value], folded_evidence: str) -> bo
     return False
 
 
+#: Words before "pounds" that make them a weight ("the fish weighed 25 pounds").
+_WEIGHED = re.compile(r"\b(?:weigh\w*|heav\w*|mass)\b", re.IGNORECASE)
+#: A field's number: ``donation_gbp: 5.00``, ``"distance_nm": 11.8`` (the number the whole
+#: value).
+_FIELD_NUMBER = re.compile(
+    r"(?m)\"?([A-Za-z][\w ()/-]{0,40}?)\"?[ \t]*[:=][ \t]*\"?(-?\d+(?:,\d{3})*(?:\.\d+)?)\"?"
+    r"[ \t]*(?=[,}\]\r\n]|$)"
+)
+
+
+def _unit_of(name: str) -> str:
+    """The unit a field or column name ends in ("unit_cost_gbp", "Weight (kg)", "mins"),
+    as :data:`_FIELD_UNITS` reads it; "" for none."""
+    parts = [p for p in re.split(r"[_\s()/]+", name.strip().casefold()) if p]
+    return _FIELD_UNITS.get(parts[-1], "") if parts else ""
+
+
+def _unit_cells(text: str) -> list[tuple[str, str]]:
+    """(unit, number as written) for each number of ``text`` that a field or a table column
+    names the unit of: ``key: value`` and JSON fields, the cells under a pipe table's or a
+    CSV's header."""
+    out = [(_unit_of(m.group(1)), m.group(2)) for m in _FIELD_NUMBER.finditer(text)]
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    piped = [ln for ln in lines if "|" in ln and not re.fullmatch(r"[\s|:+-]+", ln)]
+    if len(piped) >= 2:
+        rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in piped]
+    elif _csv_like(text):
+        rows = list(csv.reader([ln for ln in lines if "," in ln]))
+    else:
+        rows = []
+    if rows:
+        units = [_unit_of(h) for h in rows[0]]
+        for row in rows[1:]:
+            if len(row) == len(units):
+                out += [(u, c) for u, c in zip(units, row, strict=True) if u and c]
+    return [(u, n) for u, n in out if u and re.fullmatch(r"-?\d+(?:,\d{3})*(?:\.\d+)?", n)]
+
+
+def _in_unit_field(v: Value, texts: Sequence[str]) -> bool:
+    """Whether quantity ``v`` is a number of the evidence in the unit its field or column
+    names (:func:`_unit_cells`): that field's or column's numbers only, not any number of the
+    output ("two hours" against a ``mins`` column holding 120, not against a count of 2)."""
+    own = _to_base(str(v.key[3]))
+    if own is None:
+        return False
+    for text in texts:
+        for unit_text, written in _unit_cells(text):
+            for unit in unit_text.split("|"):
+                one, header = _quantity(1.0, unit), _to_base(unit)
+                if one is None or header is None or one[1] != v.key[1]:
+                    continue
+                stated = header[0] * float(written.replace(",", "")) + header[1]
+                if _rounded_alike(v, own, header, stated, written):
+                    return True
+    return False
+
+
 @cache
 def _to_base(unit: str) -> tuple[float, float] | None:
     """(scale, offset) taking a number in ``unit`` to its base unit (°C: (1, 273.15)), read
@@ -1501,7 +1645,9 @@ def _minus_before(lead: str) -> bool:
 
 
 def _decimals(text: str) -> int:
-    """Digits after the decimal point of the first number written in ``text``."""
+    """Digits after the decimal point (or decimal comma, "2,4 kg") of the first number
+    written in ``text``."""
+    text = _DECIMAL_COMMA.sub(lambda m: m.group(0).replace(",", "."), text)
     m = re.search(r"\d[\d,]*(?:\.(\d+))?", text)
     return len(m.group(1) or "") if m else 0
 
@@ -1514,7 +1660,7 @@ def _rounded_alike(
     :func:`_to_base` is ``header``), each as rounded where it is written: equal in one unit;
     across units ("79.8 K" against -193.4 °C, "27 km/h" against 7.5 m/s) within half a unit of
     the last digit of each, in ``a``'s unit."""
-    if abs(a.key[0] - stated) <= 1e-6 * max(1.0, abs(stated)):
+    if abs(a.key[0] - stated) <= 1e-6 * abs(stated) + 1e-300:
         return True
     ratio = header[0] / own[0]
     if abs(ratio - 1.0) < 1e-9 and abs((header[1] - own[1]) / own[0]) < 1e-9:
@@ -1717,6 +1863,14 @@ def match_values(
                     abs(float(v.key[0]) - span) < 1.0 for read in per_text for span in _spans(read)
                 )
             )
+        if not present and v.kind == "quantity":
+            # "two hours booked" against a column ``mins`` holding 120; "two hundred and
+            # twelve pounds" (pint's mass) against ``unit_cost_gbp`` holding 212.00
+            present = _in_unit_field(v, texts) or (
+                _sterling(v) != v
+                and not _WEIGHED.search(v.lead)
+                and _in_unit_field(_sterling(v), texts)
+            )
         if not present and v.kind == "quantity" and missing_quantity_unit:
             same_dim = any(b.kind == "quantity" and b.key[1] == v.key[1] for b in have)
             if same_dim:
@@ -1738,7 +1892,9 @@ def match_values(
                     continue
                 present = (present and not other_unit) or converted
         if not present and v.kind == "number":
-            present = _clock_number(v, have) or _named_number(v, folded)
+            present = (
+                _clock_number(v, have) or _named_number(v, folded) or _paragraph_label(v, texts)
+            )
         if (
             not present
             and v.kind == "date"
@@ -1825,6 +1981,26 @@ _VERSION_LEAD = re.compile(rf"\b{VERSION_WORD}\s+$", re.IGNORECASE)
 #: (``version: 2034.1``, ``"version": "2034.1"``)
 _VERSION_GAP = r"[\"']?\s*(?:[:=]\s*[\"']?)?"
 _VERSION_NAMED = re.compile(rf"(?<![a-z\d.])(?:v\.?|{VERSION_WORD}{_VERSION_GAP})\d")
+
+
+#: Words that name a numbered paragraph before its number ("see clause 4", "per rule 7.2";
+#: "Under 2.5, trainees may …" only before a number with a dot: "under 4" is a bound).
+_PARAGRAPH_LEAD = re.compile(
+    r"\b(?:see|per|section|sect?\.|clause|para(?:graph)?|rule|point|item|§)\s*$", re.IGNORECASE
+)
+_UNDER_LEAD = re.compile(r"\bunder\s+$", re.IGNORECASE)
+
+
+def _paragraph_label(v: Value, texts: Sequence[str]) -> bool:
+    """ "Per rule 4, dogs …" against a list "4. Dogs must …", "Under 2.5, trainees may not …"
+    against "2.5 Trainee members …": a number after a word that names a part is the label a
+    line of the evidence opens with ("4." or "4)", or a number with a dot: "2.5")."""
+    dotted = re.fullmatch(r"\d+(?:\.\d+)+", v.text) is not None
+    if not (_PARAGRAPH_LEAD.search(v.lead) or (dotted and _UNDER_LEAD.search(v.lead))):
+        return False
+    after = "[.)]?" if dotted else "[.)]"
+    label = re.compile(rf"(?m)^[ \t]*(?:§[ \t]*)?{re.escape(v.text)}{after}[ \t]+[A-Za-z]")
+    return any(label.search(t) for t in texts)
 
 
 def _version(v: Value, folded: str) -> bool:
