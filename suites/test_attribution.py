@@ -51,9 +51,11 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 # (seed_bank, likewise): reject F1 0.797, verdicts 0.722 (738/1,022; the twenty-fifth-round
 # verifier 733/1,022), floors unchanged. Nineteen since the twenty-seventh (balloon_flights,
 # likewise): reject F1 0.796 (the twenty-sixth-round verifier 0.793 on the same nineteen),
-# verdicts 0.724 (799/1,104; before 795/1,104), floors unchanged.
-HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.796 (nineteen domains; 0.800 on the eighteen before)
-HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.724 (799/1,104); target 0.85
+# verdicts 0.724 (799/1,104; before 795/1,104), floors unchanged. Twenty since the
+# twenty-eighth (hackathon, likewise): reject F1 0.793, verdicts 0.723 (856/1,184; the
+# twenty-seventh-round verifier 850/1,184), floors unchanged.
+HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.793 (twenty domains; 0.796 on the nineteen before)
+HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.723 (856/1,184); target 0.85
 # Every probe blocked until the fourteenth round: its test domain's two probes pass, with the
 # thirteenth-round verifier too (16/18 both). In the fifteenth a food_bank probe passes too
 # (17/20 blocked, one wrong attribution retained). The floors record those measurements so
