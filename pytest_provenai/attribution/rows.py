@@ -880,7 +880,12 @@ def _rows_holding_inflected(term: str, row_terms: Sequence[set[str]]) -> int:
     singular or plural ("three on nights" counts the ``night`` rows; "news" counts no
     ``new`` row where a row says "news"). Only ever a further way for a count to be borne
     out: a count the word as written bears out, or does not, stays so."""
-    return _rows_holding(term, row_terms) or sum(bool(_number_forms(term) & rt) for rt in row_terms)
+    return _rows_holding(term, row_terms) or _rows_holding_forms(term, row_terms)
+
+
+def _rows_holding_forms(term: str, row_terms: Sequence[set[str]]) -> int:
+    """How many rows hold ``term``'s singular or plural (:func:`_number_forms`)."""
+    return sum(bool(_number_forms(term) & rt) for rt in row_terms)
 
 
 def _number_forms(term: str) -> frozenset[str]:
@@ -959,11 +964,7 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
             if w.span[0] >= v.span[1]:
                 start, end = w.span[0] - v.span[1], w.span[1] - v.span[1]
                 after = after[:start] + " " * (end - start) + after[end:]
-        hits = [
-            h
-            for t in content_terms(after)
-            for h in {_rows_holding(t, row_terms), _rows_holding_inflected(t, row_terms)}
-        ]
+        hits = [_rows_holding_inflected(t, row_terms) for t in content_terms(after)]
         if any(0 < h < len(data) and h == int(v.key) for h in hits) or (
             v.key > 0 and _flag_count(after, data) == int(v.key)
         ):
@@ -1105,7 +1106,7 @@ def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
     n = int(v.key)
     terms = content_terms(clause)
     hits = [_rows_holding(term, row_terms) for term in terms]
-    inflected = [_rows_holding_inflected(term, row_terms) for term in terms]
+    inflected = [h or _rows_holding_forms(t, row_terms) for t, h in zip(terms, hits, strict=True)]
     hits += [
         sum(str(w.key) in r for r in folded_rows)
         for w in values

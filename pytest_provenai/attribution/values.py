@@ -1577,10 +1577,11 @@ def _unit_of(name: str) -> str:
     return _FIELD_UNITS.get(parts[-1], "") if parts else ""
 
 
-def _unit_cells(text: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=4096)
+def _unit_cells(text: str) -> tuple[tuple[str, str], ...]:
     """(unit, number as written) for each number of ``text`` that a field or a table column
     names the unit of: ``key: value`` and JSON fields, the cells under a pipe table's or a
-    CSV's header."""
+    CSV's header (read once per text: every quantity of every claim asks)."""
     out = [(_unit_of(m.group(1)), m.group(2)) for m in _FIELD_NUMBER.finditer(text)]
     lines = [ln for ln in text.splitlines() if ln.strip()]
     piped = [ln for ln in lines if "|" in ln and not re.fullmatch(r"[\s|:+-]+", ln)]
@@ -1595,7 +1596,7 @@ def _unit_cells(text: str) -> list[tuple[str, str]]:
         for row in rows[1:]:
             if len(row) == len(units):
                 out += [(u, c) for u, c in zip(units, row, strict=True) if u and c]
-    return [(u, n) for u, n in out if u and re.fullmatch(r"-?\d+(?:,\d{3})*(?:\.\d+)?", n)]
+    return tuple((u, n) for u, n in out if u and re.fullmatch(r"-?\d+(?:,\d{3})*(?:\.\d+)?", n))
 
 
 def _in_unit_field(v: Value, texts: Sequence[str]) -> bool:
