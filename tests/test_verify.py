@@ -37,7 +37,8 @@ EXCLUDE = [REPO / "fixtures" / "hotpotqa-dev60", REPO / "fixtures" / "hotpotqa-d
 def test_a_slice_of_the_shipped_table_is_derived_byte_for_byte() -> None:
     """`provenai verify derive --limit 1` recomputes the first record of every split; its
     rows must equal the shipped table's rows for those records (the full command is in the
-    README: the whole table takes about 25 minutes on 2 cores)."""
+    README: the whole table takes about 25 minutes on 2 cores) — to the last rounded digit of
+    an embedding cosine, which another CPU may flip."""
     from pytest_provenai.verify.encoder import MiniLMEncoder
     from pytest_provenai.verify.sets import load_pool
 
@@ -47,8 +48,15 @@ def test_a_slice_of_the_shipped_table_is_derived_byte_for_byte() -> None:
     table = derive_table(pool, MiniLMEncoder(), limit=1)
     records = {r[0] for r in table["rows"]}
     assert len(records) == 3
-    expected = [row_line(r) for r in shipped["rows"] if r[0] in records]
-    assert [row_line(r) for r in table["rows"]] == expected
+    expected = [r for r in shipped["rows"] if r[0] in records]
+    assert len(table["rows"]) == len(expected)
+    for got, want in zip(table["rows"], expected, strict=True):
+        # everything but the features exactly; the features' MiniLM cosines (float32, rounded
+        # to 6 places) may flip their last digit on another CPU's kernels
+        assert row_line(got[:-1]) == row_line(want[:-1])
+        assert len(got[-1]) == len(want[-1])
+        for a, b in zip(got[-1], want[-1], strict=True):
+            assert a == b if isinstance(b, str) else abs(a - b) <= 2e-6, (got[4], a, b)
     for key in ("producer", "features", "columns"):
         assert table[key] == shipped[key]
 
