@@ -363,6 +363,11 @@ def test_decide_precedence() -> None:
     assert far.verdict == "contradicted" and not far.rescued
     quote = _decide(judgement=Judgement(0.2, {}), rescue_ok=True, quoted=True)
     assert quote.verdict == "supported" and quote.rescued  # a quotation, whatever its score
+    summed = _decide(judgement=Judgement(0.3, {}), rescue_ok=True, summed=True)
+    assert summed.verdict == "supported" and summed.rescued  # a column's exact sum, too
+    assert _decide(judgement=Judgement(0.3, {}), rescue_ok=False, summed=True).verdict != (
+        "supported"
+    )
     wrong = find_attribution("According to the search results, t", TOOLS)
     assert _decide(attribution=wrong).verdict == "conflated"
     nli = Judgement(0.99, {}, {"contradiction": 0.95, "entailment": 0.05, "neutral": 0.0})

@@ -18,6 +18,7 @@ from pytest_provenai.attribution.rows import (
     prose_other_sentence,
     records,
     row_check,
+    totalled,
 )
 from pytest_provenai.attribution.support import support_signals
 from pytest_provenai.attribution.values import match_values, read_values, worked_out
@@ -1851,3 +1852,165 @@ def test_twenty_eighth_round_mends_after_the_first_test_reading() -> None:
     )
     said = "The tour has four concerts."
     assert "four" in counted(said, read_values(said), tour)
+
+
+def test_twenty_ninth_round_concentrations_are_quantities() -> None:
+    # "14.2 g/dL" is "142 g/L"; a g/L-for-g/dL swap is a changed unit, not a match
+    assert present("Hb 14.2 g/dL", "Hb 142 g/L") == [True]
+    assert present("Hb 14.2 g/L", "Hb 14.2 g/dL") == [False]
+    assert match_values(read_values("Hb 14.2 g/L"), "Hb 14.2 g/dL")[0].conflicting
+    assert present("glucose 5.4 mmol/L", "glucose: 5.4 mmol/l") == [True]
+    assert present("creatinine 287 µmol/L", "creatinine 0.287 mmol/L") == [True]
+    # a bare number under a unit-named field is still met as written
+    assert present("with an Hb of 13.1 g/dL", "last_hb_g_dl: 13.1") == [True]
+    # a row's own unit field or column gives its number's unit
+    lab = (
+        '{"test": "creatinine", "value": 287, "unit": "umol/L"}\n'
+        '{"test": "urea", "value": 18.6, "unit": "mmol/L"}\n'
+        "comment: down from 412 umol/L on admission"
+    )
+    assert present("Creat down to 287 µmol/L from 412", lab) == [True, True]
+    assert present("Creat down to 0.287 mmol/L", lab) == [True]
+    assert present("Creat down to 288 µmol/L", lab) == [False]
+    table = "test,value,unit\ncreatinine,287,umol/L\nnote,412,umol/L"
+    assert present("creatinine 287 µmol/L", table) == [True]
+
+
+def test_twenty_ninth_round_elapsed_times_and_clock_halves() -> None:
+    # an erg time in minutes, seconds and tenths is a duration, never a time of day
+    (split,) = read_values("went 6:33.6 at 31")[:1]
+    assert (split.text, split.kind) == ("6:33.6", "quantity")
+    assert present("sol 6 min 29.6 sec at 34 spm", "sol,6:29.6,34") == [True, True]
+    assert present("you went 6:33.6", "| 6:33.7 |") == [False]
+    assert present("ada 7:12.4 - 1:48.1/500m", "7:12.4,1:48.1") == [True, True, False]
+    # a one-digit hour with no am/pm is either half of the day; "03:46" is not
+    assert present("first on in the afternoon, at 3:46", "start: 15:46") == [True]
+    assert present("at 3:46", "start: 03:46") == [True]
+    assert present("at 3:46", "start: 15:47") == [False]
+    assert present("at 03:46", "start: 15:46") == [False]
+    # and a note's "7:30" is either half of the day too
+    assert present("asking to pop in around 7.30 before work", "visit about 7:30?") == [True]
+    # the evidence's one-digit hour is on a 24-hour clock: only a claim's may be either half
+    assert present("at 15:46", "started at 3:46") == [False]
+
+
+def test_twenty_ninth_round_days_of_a_list_and_pence_per_litre() -> None:
+    log = "2033-10-14 PD-17\n2033-10-15 PD-22\n2033-10-16 PD-17"
+    assert present("collections on the 14th, 15th and 16th", log) == [True, True, True]
+    assert present("collections on the 14th, 15th and 17th", log) == [True, True, False]
+    # an ordinal place stays a number ("3rd on the list")
+    assert [v.kind for v in read_values("the 4- is 3rd on the list")] == ["number", "number"]
+    news = "Pennock Dale will hold its standard litre price at 41.25ppl for October."
+    assert present("holding October at 41.25 pence a litre", news) == [True]
+    assert present("holding October at 41.5 pence a litre", news) == [False]
+
+
+def test_twenty_ninth_round_an_exact_sum_of_a_column_is_the_rows_statement() -> None:
+    bookings = (
+        "group | players | price_eur | status\n"
+        "Oduya | 4 | 112.00 | completed\n"
+        "Vantrell | 6 | 174.00 | no-show\n"
+        "Quizzly | 3 | 96.00 | completed\n"
+        "Mira | 2 | 70.00 | cancelled\n"
+        "Hollis | 6 | 186.00 | completed"
+    )
+    # the rows sharing a cell ("completed"), though the claim never says the word
+    said = "Together the groups who played paid 394 euro."
+    assert totalled(said, read_values(said), bookings) == ("394 euro",)
+    # all rows, where no word of the claim picks some out
+    every = "21 players booked across the lot."
+    assert totalled(every, read_values(every), bookings) == ("21",)
+    # no sum of the column: not borne; a small count is a count's business, not a total's
+    off = "Together they paid 400 euro."
+    assert totalled(off, read_values(off), bookings) == ()
+    small = "Together 6 players came."
+    assert totalled(small, read_values(small), bookings) == ()
+    # a claim that says no total is not summed ("paid 394 euro" may be anything)
+    plain = "The groups who played paid 394 euro."
+    assert totalled(plain, read_values(plain), bookings) == ()
+    chunks_ = bookings.split("\n")
+    sums = support_signals(said, chunks_, bookings, chunks_[1], [bookings], structured=True)
+    assert sums.summed and sums.rescue_ok and sums.conflict is None
+    assert not support_signals(
+        plain, chunks_, bookings, chunks_[1], [bookings], structured=True
+    ).summed
+
+
+def test_twenty_ninth_round_an_empty_field_keeps_a_record_a_record() -> None:
+    # a JSON object as the chunker writes it, with an empty field: the negation of a field
+    # the claim does not speak of ("extra_bed: not required") is not the claim's
+    unit = (
+        "reservation: R-2033-44871; nights: 3; adults: 2; children: 1; "
+        "extra_bed: not required; housekeeping_notes: ; turndown: 20:30"
+    )
+    said = "Reservation R-2033-44871 is for 3 nights, for two adults and one child."
+    assert not polarity(said, unit).negation
+    assert polarity("An extra bed is required for reservation R-2033-44871.", unit).negation
+
+
+def test_twenty_ninth_round_a_plain_text_table_ruled_by_dashes() -> None:
+    schedule = (
+        "MINIBAR CHARGES SCHEDULE MB-2033/2\n"
+        "\n"
+        "Item                       Unit             Price (INR)\n"
+        "-------------------------  ---------------  -----------\n"
+        "Packaged drinking water    500 ml bottle             60\n"
+        "Packaged drinking water    1 litre bottle           110\n"
+        "Potato chips               60 g                     120\n"
+        "Baby cot                   per night      complimentary\n"
+        "\n"
+        "Notes: disputes within 7 days."
+    )
+    rows = records(schedule)
+    assert rows is not None
+    assert any(r.endswith("Unit: 1 litre bottle\nPrice (INR): 110") for r in rows)
+    # a right-aligned cell wider than its column stays whole
+    assert "Item: Baby cot\nUnit: per night\nPrice (INR): complimentary" in rows
+    # a price from another row of the table is another row's value
+    wrong = "The 1 litre water bottle is charged at INR 120."
+    assert row_check(wrong, read_values(wrong), schedule).other_row == ("120",)
+    right = "The 1 litre water bottle is charged at INR 110."
+    assert not row_check(right, read_values(right), schedule).conflict
+
+
+def test_twenty_ninth_round_a_value_in_a_field_name_is_every_rows() -> None:
+    ergs = (
+        "name,time,split_500m,notes\n"
+        "Jonas,6:21.2,1:35.3,PB\n"
+        "Ada Okafor,7:12.4,1:48.1,PB\n"
+        "Hattie,7:31.6,1:52.9,went out too hard - 1:47 first 500"
+    )
+    said = "ada 7:12.4 - 1:48.1/500m avg, pb"
+    assert not row_check(said, read_values(said), ergs).conflict
+    wrong = "ada 7:12.4 - 1:52.9/500m avg"
+    assert row_check(wrong, read_values(wrong), ergs).other_row == ("1:52.9",)
+
+
+def test_twenty_ninth_round_review_cases_stay_apart() -> None:
+    invoices = (
+        "client | status | amount_gbp\n"
+        "Ashby | paid | 120\n"
+        "Brook | paid | 180\n"
+        "Cole | unpaid | 45\n"
+        "Dunn | unpaid | 75"
+    )
+    # a word that picks rows out decides the rows a total is over: never all rows or a group
+    for wrong in (
+        "The unpaid invoices come to 300 in total.",
+        "Ashby and Cole together paid 420.",
+    ):
+        assert totalled(wrong, read_values(wrong), invoices) == (), wrong
+    right = "The unpaid invoices come to 120 in total."
+    assert totalled(right, read_values(right), invoices) == ("120",)
+    # a bare number is no part of a field name ("2" of term_2_absences)
+    terms = "name,term_1_absences,term_2_absences\nMia,5,1\nLeo,2,3"
+    said = "Mia had 5 absences in term 2."
+    assert row_check(said, read_values(said), terms).other_row == ("2",)
+    # a 24-hour log's "9:05" is 09:05; a claim's 24-hour time makes its "9:15" one too
+    assert present("The ferry departed at 21:05.", "departure: 9:05") == [False]
+    assert present("The pump went off at 21:15.", "17:02,pump on\n9:15,pump off") == [False]
+    assert present("off at 9:15, on at 17:02", "21:15 off\n17:02 on") == [False, True]
+    # places are no days: a list continues as days only after a day
+    assert [v.kind for v in read_values("She finished 3rd, 5th and 9th.")] == ["number"] * 3
+    assert [v.kind for v in read_values("1st: Lukas, 2nd: Mia")] == ["number"] * 2
+    assert [v.kind for v in read_values("on the 14th and 15th")] == ["date", "date"]

@@ -217,6 +217,7 @@ class PreparedClaim:
     conflict: str | None = None
     unparsed: tuple[str, ...] = ()
     quoted: bool = False
+    summed: bool = False
     # the claim routed to the source it names, when the content route went elsewhere
     # ("the player record says he is suspended" routed by its words to the rulebook)
     stated: PreparedClaim | None = None
@@ -402,6 +403,7 @@ class Verifier:
                 missing=p.missing,
                 rescue_ok=p.rescue_ok and self.judge is None,
                 quoted=p.quoted,
+                summed=p.summed,
                 best_chunk=p.best_chunk,
                 conflict=p.conflict,
                 unparsed=p.unparsed,
@@ -537,6 +539,7 @@ def prepare_claims(
             signals.conflict,
             signals.values.unparsed,
             quoted=signals.quoted,
+            summed=signals.summed,
         )
 
     tool_of = {e.source: e.tool for e in evidence.items}

@@ -180,6 +180,8 @@ def _talked_about(claim: str, unit: str) -> str:
     nothing about a claim on how a bill was settled."""
     # one field a line, or "k: v; k: v" (a JSON object as the chunker writes it)
     lines = [line for line in re.split(r"\n|;[ \t]+", unit) if line.strip()]
+    # an empty field ("housekeeping_notes:") says nothing and keeps the record a record
+    lines = [line for line in lines if not re.fullmatch(r"[^:]{1,60}:\s*", line)]
     if len(lines) < 2 or not all(field(line) for line in lines):
         return unit
     terms = content_terms(claim)

@@ -62,6 +62,7 @@ __all__ = [
     "stem",
     "superlative_conflict",
     "tabular_records",
+    "totalled",
     "without_keys",
 ]
 
@@ -144,6 +145,55 @@ def _table_records(lines: list[str]) -> list[str] | None:
     return out if len(out) >= 2 else None
 
 
+#: The rule under a plain-text table's header: groups of dashes, one a column.
+_RULE = re.compile(r"[ \t]*-{3,}(?:[ \t]+-{3,})+[ \t]*")
+
+
+def _ruled_records(lines: list[str]) -> list[str] | None:
+    """A plain-text table whose header is ruled off by groups of dashes, one a column
+    ("Item   Unit   Price (INR)" over "-----  ----  -----"): each row under the rule, up to
+    a blank line, is a record of ``header: cell`` fields, the cells cut where the rule's
+    groups start; every other line is a record of its own (a title, a note)."""
+    at = next((i for i, ln in enumerate(lines) if i and _RULE.fullmatch(ln)), None)
+    if at is None:
+        return None
+    starts = [m.start() for m in re.finditer(r"-{3,}", lines[at])]
+
+    def cells(line: str) -> list[str]:
+        cuts = [0]
+        for p in starts[1:]:
+            # a cell that overflows its column ("per night      complimentary", right
+            # aligned): the cut moves to the gap of two spaces before the word, else after it
+            if 0 < p < len(line) and line[p - 1] != " " and line[p] != " ":
+                word = p
+                while word > 0 and line[word - 1] != " ":
+                    word -= 1
+                if line[max(0, word - 2) : word] == "  ":
+                    p = word
+                else:
+                    while p < len(line) and line[p] != " ":
+                        p += 1
+            cuts.append(p)
+        cuts.append(max(len(line), starts[-1]) + 1)
+        return [line[a:b].strip() for a, b in pairwise(cuts)]
+
+    header = cells(lines[at - 1])
+    if not all(header):
+        return None
+    out = [ln.strip() for ln in lines[: at - 1] if ln.strip()]
+    rows = 0
+    end = at + 1
+    while end < len(lines) and lines[end].strip():
+        row = cells(lines[end])
+        if sum(bool(c) for c in row) < 2:
+            break
+        out.append("\n".join(f"{h}: {c}" for h, c in zip(header, row, strict=True)))
+        rows += 1
+        end += 1
+    out += [ln.strip() for ln in lines[end:] if ln.strip()]
+    return out if rows >= 2 else None
+
+
 _FIELD_NAME = re.compile(r"[^\W_][\w ()/%#.-]{0,39}(?<!\.)")
 
 
@@ -212,7 +262,7 @@ def _records_and_heads(text: str) -> tuple[list[str] | None, set[int]]:
     if found is not None:
         return found[0], ({0} if found[1] else set())
     lines = text.split("\n")
-    table = _table_records(lines) or _csv_records(lines)
+    table = _table_records(lines) or _csv_records(lines) or _ruled_records(lines)
     if table is not None:
         return table, set()
     headed = _headed_csv(lines)
@@ -416,6 +466,10 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             for k in absent
             if not (_FROM.search(values[k].lead) and any(matches[i][k].present for i in earlier))
         ]
+    # a value the row's field names hold ("1:48.1/500m" against ``split_500m: 1:48.1``) is
+    # said of every row by the table's header, never another row's value
+    keys = " ".join(_fields(rows[best]))
+    absent = [k for k in absent if not _in_field_name(values[k], keys)]
     missing = [values[k] for k in absent]
     other = [
         v.text
@@ -434,6 +488,16 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     if distinctive & row_terms[best] and not listed and not counting:
         swapped = _swapped_cells(terms, rows, best, candidates)
     return RowCheck(True, row, tuple(v.text for v in missing), tuple(other), tuple(swapped))
+
+
+def _in_field_name(v: Value, keys: str) -> bool:
+    """Whether ``v`` is a quantity written with its unit, spaces dropped, that is a whole
+    word of a field name of ``keys`` (the casefolded field names of a row, joined): "500m"
+    of ``split_500m``; never a bare number or a date ("3" of ``reading_m3``)."""
+    written = re.sub(r"\s+", "", v.text).casefold()
+    if v.kind != "quantity" or not re.fullmatch(r"[\d.]+[a-zµ/]+", written):
+        return False
+    return written in re.split(r"[_\s]+", keys)
 
 
 #: A claim that says a value changed, and the word before the value it changed from.
@@ -718,7 +782,7 @@ def _sorts(v: Value) -> frozenset[str]:
         return frozenset({"date"})
     if v.kind == "datetime":
         return frozenset({"date", "time"})
-    if v.kind == "time":
+    if v.kind in ("time", "time12"):
         return frozenset({"time"})
     if v.kind == "quantity":
         return frozenset({f"amount {v.key[1]}"})
@@ -1018,10 +1082,32 @@ def listed_count(content: str, values: Sequence[Value], source_text: str) -> tup
     return tuple(out)
 
 
+def totalled(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
+    """The claim's totals that a column of ``source_text``'s rows sums to exactly
+    (:func:`_total_borne`) and that are no small count (above twelve, or not whole): an
+    exact sum is the rows' own statement of the claim, however the claim words it ("That's
+    1710 mL collected in all", "Together the groups who played paid 837 euro")."""
+    rows = records(source_text)
+    if rows is None:
+        return ()
+    data = [r for r in rows if "\n" in r.strip()]
+    if len(data) < 2:
+        return ()
+    out = []
+    for v in values:
+        if v.kind not in ("number", "quantity"):
+            continue
+        amount = float(v.key) if v.kind == "number" else float(v.key[2])
+        if (amount > 12 or not amount.is_integer()) and _total_borne(content, v, values, data):
+            out.append(v.text)
+    return tuple(out)
+
+
 #: Words that make a claim's number a total of a column ("3 trips in total", "38 hours
 #: between them", "adding up the hours column").
 _TOTAL = re.compile(
-    r"\b(?:totals?|totalled|totaled|in\s+all|altogether|combined|between\s+them|all\s+told"
+    r"\b(?:totals?|totalled|totaled|in\s+all|altogether|together|combined|between\s+them"
+    r"|all\s+told|across\s+the\s+lot"
     r"|add(?:s|ing|ed)?\s+up|sum(?:med)?|come\s+to|comes\s+to|came\s+to)\b",
     re.IGNORECASE,
 )
@@ -1031,9 +1117,11 @@ _CELL_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 def _total_borne(content: str, v: Value, values: Sequence[Value], data: Sequence[str]) -> bool:
     """Whether a number the claim calls a total ("3 trips in total", "Live: 38 hours between
     them") is the sum of one numeric column over the rows a word of the claim picks out (in
-    some rows, not all; a yes/no column it names: "the locally produced programmes"), or
-    over all rows where no word picks any out. A quantity's unit must be named by the column
-    ("hours_week" for hours). Only for a claim that says it totals."""
+    some rows, not all; a yes/no column it names: "the locally produced programmes"), or,
+    where no word picks any out, over all rows ("12 players across the lot") or the rows
+    sharing a word-valued cell ("status: completed": "the groups who played paid 837
+    euro"). A quantity's unit must be named by the column ("hours_week" for hours). Only for
+    a claim that says it totals."""
     if v.kind not in ("number", "quantity") or not _TOTAL.search(content):
         return False
     target = float(v.key) if v.kind == "number" else float(v.key[2])
@@ -1049,9 +1137,15 @@ def _total_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
     for key in fields[0]:
         # a yes/no column the claim names ("the locally produced programmes": local = yes)
         if any(t.startswith(key) for t in terms if len(key) >= 4):
-            subsets.append([i for i, f in enumerate(fields) if f.get(key, "").casefold() == "yes"])
-    subsets = subsets or [list(range(len(data)))]  # no word picks rows out: all of them
-    for key in set.intersection(*(set(f) for f in fields)):
+            flagged = [i for i, f in enumerate(fields) if f.get(key, "").casefold() == "yes"]
+            if flagged:  # "the groups" names no yes/no column ``group``
+                subsets.append(flagged)
+    shared = set.intersection(*(set(f) for f in fields))
+    if not subsets:
+        # no word picks rows out: all of them ("27 heads across the lot"), or the rows that
+        # share a word-valued cell ("the groups who played paid 837 euro": ``completed``)
+        subsets = [list(range(len(data))), *_category_groups(fields, shared)]
+    for key in shared:
         if stem and not any(t.startswith(stem) for t in re.split(r"[_\W]+", key) if t):
             continue
         cells = [f[key].replace(",", "") for f in fields]
@@ -1061,6 +1155,22 @@ def _total_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
         if any(abs(sum(numbers[i] for i in rows) - target) < 1e-6 for rows in subsets):
             return True
     return False
+
+
+def _category_groups(fields: Sequence[dict[str, str]], keys: set[str]) -> list[list[int]]:
+    """The rows that share one word-valued cell of a column, for each such cell held by two
+    rows or more but not by all ("status: completed", "paid"): the groups a total may be
+    said of without the claim naming the cell ("the groups who played paid 837 euro")."""
+    groups: list[list[int]] = []
+    for key in sorted(keys):
+        cells = [f[key].strip().casefold() for f in fields]
+        if any(_CELL_NUMBER.match(c.replace(",", "")) for c in cells):
+            continue
+        for cell in sorted(set(cells) - {""}):
+            picked = [i for i, c in enumerate(cells) if c == cell]
+            if 2 <= len(picked) < len(cells):
+                groups.append(picked)
+    return groups
 
 
 #: A count said bare after a verb of having, at the end of its clause ("… and Dafne

@@ -11,7 +11,11 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   (``…, according to the lease.``);
 * **weak cue** — ``in/from/under/on NP`` counts only when NP resolves to a source and the
   phrase ends at a comma or at the end of the sentence (``Under the lease, …``, ``… listed
-  in the fleet table.``): ``published in the paper Nature in 1990`` states nothing; a first-
+  in the fleet table.``): ``published in the paper Nature in 1990`` states nothing; opening
+  the claim (spoken fillers and "please note that" aside) ``in/on/under/by/from NP`` needs
+  no comma when NP ends on a source noun and a name, pronoun, determiner, number or a
+  subject before its verb follows (``In our staff records Lukas is …``, ``By the house
+  rules the GM …``; not ``In the records office Lukas …``); a first-
   person check (``I checked NP and …``, ``I checked NP (…) and …``, ``I've had a look at
   NP for you, and …``, ``I've just pulled up NP and …``, a sentence opening ``Checked NP:
   …`` / ``Looked at NP - …`` / ``Looking at NP for Thursday the 12th, …``) with any NP that
@@ -21,7 +25,9 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   with any NP — or by a
   content verb (``calls for``, ``recommends``, ``warns``, ``puts``, ``places``, ``has``,
   ``'s got``, ``reckons``, ``lets``, …) only when NP resolves to a source, an adverb
-  (``still``, ``simply``, ``only``, …) allowed between; a clause opens after a comma, a
+  (``still``, ``simply``, ``only``, …) allowed between, spoken fillers (``um``, ``okay so``)
+  before, ``does not`` + a content verb (the negation stays the claim's); a clause opens
+  after a comma, a
   colon, a dash, a sentence's end inside the claim ("Not in. Berth database still has …"),
   "and", "but", "that", "as", "which"; also parenthetical and sentence-final
   (``…, the SCADA data shows.``, ``Thistlebrook, the online articles say, is …``) and
@@ -30,7 +36,8 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
 * **label** — a note's opening noun phrase of two or more words, not all capitalised (a
   title is a name), before a colon and a space or an arrow (``Appeals db: …``, ``Local
   news search -> …``) whose head is a strong source noun, a multi-word source name or a
-  family marker.
+  family marker; a time or section between the name and the colon stays the claim's
+  (``Learner test log 16:55: …``).
 
 Resolution of the noun phrase, in order (the first rule that gives one family wins; the rule
 is recorded): **tool name** — the NP is a tool's name, or its head noun is a word of a
@@ -51,7 +58,9 @@ lexicon (:data:`HEAD_NOUNS`, strong nouns), then a modifier naming a tool (not a
 before a source noun: "the council's website" is a web page; where the modifiers' words
 name tools of several families, a word fewer descriptions hold counts for more), then a
 modifier that marks a family (``news``, ``online``, ``web`` → search), then weak head nouns
-(``report`` → document). A generic head (``sources``, ``data``) with nothing else is
+(``report`` → document). A thing found inside a search ("the news item in the search
+results") is the search's, before any of these but the tool's own name. A generic head
+(``sources``, ``data``) with nothing else is
 *generic*; anything else is *unresolved* — never silently a family. The pipeline may then
 resolve an unresolved NP by sentence-embedding similarity to family descriptions with a
 margin (:data:`FAMILY_DESCRIPTIONS`); that needs a model, so it is not here.
@@ -93,13 +102,14 @@ RULES = ("tool_name", "tool_description", "tool_arguments", "alias", "similarity
 HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "record": (
         frozenset("record records dossier profile account registry entry casefile".split()),
-        frozenset("file card ticket".split()),
+        frozenset("file card ticket history confirmation registration".split()),
     ),
     "search": (
         frozenset("search searches hit hits googling".split()),
         frozenset(
             "coverage article articles story stories news headline headlines result "
-            "results website post posts review reviews write-up writeup piece".split()
+            "results website post posts review reviews write-up writeup piece forum "
+            "forums".split()
         ),
     ),
     "database": (
@@ -126,7 +136,7 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         ),
         frozenset(
             "report reports page pages text wording licence licences license licenses "
-            "commitments".split()
+            "commitments letter letters".split()
         ),
     ),
     "metadata": (
@@ -228,7 +238,7 @@ _CONTENT = (
     "limited date dates dated cover covers covered ran runs carried carries permit permits "
     "permitted define defines defined forbid forbids prohibit prohibits prohibited got "
     "reckon reckons reckoned ties tied logged lets welcomes wants defer defers deferred "
-    "entitle entitles entitled shuts reads"
+    "entitle entitles entitled shuts reads want let"
 )
 _VERB_WORDS = frozenset((_SAY + " " + _CONTENT).split())
 _SAY_WORDS = frozenset(_SAY.split())
@@ -241,6 +251,10 @@ _SPEAKS = frozenset(
 )
 #: Words that cannot open what a source says ("the condition reports too").
 _NOT_AN_OBJECT = frozenset("too also as and or either".split()) | frozenset(("",))
+#: Bare forms of content verbs after "does not" ("our SOP does not permit …").
+_NEGATED_BASE = frozenset(
+    "permit allow require cover apply include refund let need give put list".split()
+)
 #: Bare forms of reporting verbs after "does"/"did" ("the policy does say …").
 _SAY_BASE = frozenset("say state note list mention show suggest indicate confirm".split())
 _STOP = frozenset(
@@ -575,6 +589,15 @@ def resolve(
         for tool in sorted(tools):
             if piece in _tool_variants(tool):
                 return Resolution(tools[tool], tool, "tool_name")
+    # a thing found inside a search ("the news item in the search results", "the campaign
+    # FAQ in the web results"): the search it was found in is the source
+    inside = re.split(r" (?:from|in|on|found|posted|published) ", joined)
+    if len(inside) > 1:
+        container = inside[-1]
+        marked = {MARKERS[w] for w in container.split() if w in MARKERS}
+        marked |= {family for p, family in PHRASES.items() if p in container}
+        if marked == {"search"}:
+            return Resolution("search", None, "alias")
     content = [w for w in words if w not in _JOINERS]
     ordered = {t: _tool_words(t) for t in tools}
     names = {t: set(w) for t, w in ordered.items()}
@@ -672,7 +695,7 @@ _WEAK_CUE = re.compile(
     r"(?:confirmed|reported|shown|recorded|backed\s+up|supported|borne\s+out|indicated|"
     r"listed|stated|noted|given|returned)\s+by(?!\s+reference)|"
     r"fits|matches|agrees\s+with|tallies\s+with|consistent\s+with|"
-    r"(?:by|with)\s+reference\s+to)\s+(?=\S)",
+    r"(?:by|with)\s+reference\s+to|by)\s+(?=\S)",
     re.IGNORECASE,
 )
 #: A frame that a source closes with "that": "It has been confirmed from the shipments
@@ -732,7 +755,17 @@ _COUNT_WORDS = frozenset(
 #: Adverbs that may stand between a source and its reporting verb.
 _ADVERBS = frozenset(
     "also still now clearly only even just already actually currently simply always usually "
-    "normally definitely".split()
+    "normally definitely further".split()
+)
+#: Spoken fillers before a clause's source ("um the vet log has …", "okay so the stock sheet
+#: has …"): skipped, they are no part of its noun phrase.
+_FILLERS = frozenset("um umm uh er erm hmm okay ok yeah yep so oh ah".split())
+#: What may stand before a weak cue that opens the claim without a comma ("In our staff
+#: records Lukas is on reception", "Um, under the guidance they're deferred").
+_OPENS_CLAIM = re.compile(
+    r"[ \t]*(?:(?:um+|uh|er|erm|so|okay|ok|yeah|yep|oh|and|but|also"
+    r"|(?:please|kindly)[ \t]+note[ \t]+that)[ \t]*,?[ \t]*)*",
+    re.IGNORECASE,
 )
 _PHRASAL_HEAD = frozenset(
     "turn turns turned call calls called set sets point points came comes".split()
@@ -796,6 +829,16 @@ def _noun_phrase(tokens: list[Token]) -> list[Token]:
             and i + 1 < len(tokens)
             and tokens[i + 1][0] not in _STOP | _DETERMINERS
         )
+        if (
+            word == "and"
+            and out
+            and out[-1][0] == "terms"
+            and i + 1 < len(tokens)
+            and tokens[i + 1][0] == "conditions"
+        ):
+            out += tokens[i : i + 2]  # "our terms and conditions" is one source
+            i += 2
+            continue
         if (word in _STOP or word in _DETERMINERS) and not modifier:
             break
         if len([t for t in out if t[0] not in _JOINERS]) >= MAX_NP_WORDS:
@@ -831,6 +874,9 @@ def _is_verb(tokens: list[Token], k: int) -> int:
         return 2
     if word in ("does", "do", "did") and following[:1] and following[0] in _SAY_BASE:
         return 2  # "the policy does say …"
+    if word in ("does", "do", "did") and following[:1] == ["not"] and following[1:2]:
+        if following[1] in _SAY_BASE | _NEGATED_BASE:
+            return 3  # "our SOP does not permit …": the negation stays the claim's
     return 1 if word in _VERB_WORDS else 0
 
 
@@ -893,7 +939,10 @@ def _names_a_thing(text: str, tokens: list[Token], words: list[Token]) -> bool:
 #: A source named as the label of a note: "Appeals db: …", "Local news search -> …" (two or
 #: more words before a colon or an arrow at the start of the claim).
 _LABEL = re.compile(
-    r"^[ \t]*(?:[-*•][ \t]+)?(?P<np>[^\W\d_][\w'’./-]*(?:[ \t]+[\w'’./-]+){1,5})"
+    r"^[ \t]*(?:[-*•][ \t]+)?(?P<np>[^\W\d_][\w'’./-]*(?:[ \t]+[\w'’./-]+){1,5}?)"
+    # the time or section of the note it labels ("Learner test log 16:55: …", "Main pool
+    # test log, 12:15: …", "Our operating procedures, s4 v4.1: …")
+    r"(?:,?[ \t]+(?:\d{1,2}:\d{2}|[svSV]?\d[\w.]*))*"
     r"[ \t]*(?::[ \t]|->|→)[ \t]*(?=\S)"
 )
 
@@ -912,10 +961,11 @@ _SAYS_AFTER = re.compile(
 )
 #: A source that is clear on the fact: "the policy is crystal clear that …".
 _CLEAR = re.compile(
-    r"(?:^|(?<=[,;:—–(?!])|(?<=\s-))[ \t]*(?P<np>(?:the|this|our|your|their|its)[ \t]+"
-    r"[^,;:.!?—–]{1,50}?)"
-    r"[ \t]+(?:is|was|are|were)[ \t]+(?:(?:crystal|very|quite|pretty|perfectly|totally|"
-    r"absolutely|really)[ \t]+)?(?:clear|explicit|unambiguous)[ \t]+(?:that|on[ \t]+this)[ \t]*",
+    r"(?:^|(?<=[,;:—–(?!])|(?<=\s-))[ \t]*(?:(?:and|but|so)[ \t]+)?"
+    r"(?P<np>(?:the|this|our|your|their|its|[A-Za-z]+['’]s)[ \t]+[^,;:.!?—–]{1,50}?)"
+    r"(?:[ \t]+(?:is|was|are|were)|['’]s)[ \t]+(?:(?:crystal|very|quite|pretty|perfectly|"
+    r"totally|absolutely|really|dead)[ \t]+)?(?:clear|explicit|unambiguous)"
+    r"(?:[ \t]+(?:that|on[ \t]+(?:this|that))|[ \t]*,)[ \t]*",
     re.IGNORECASE,
 )
 
@@ -932,6 +982,44 @@ def _names_strongly(noun_phrase: str) -> bool:
         or any(p in text for p in PHRASES)
         or any(w in MARKERS for w in words)
     )
+
+
+def _opening_source(
+    text: str,
+    words: list[Token],
+    following: list[Token],
+    names_source: NamesSource,
+    source_noun: NamesSource,
+) -> list[Token] | None:
+    """The longest start of ``words`` (the noun phrase after a weak cue that opens the
+    claim with no comma) that ends on a source's noun and resolves, with no number in it
+    (the values after it are the claim's), followed by what opens the claim's own clause — a
+    name, a pronoun, a determiner, a number or a subject before its verb ("Under our terms
+    dematting is …"), not a function word or a noun that goes on with the phrase ("In our
+    staff records Lukas is …" → "our staff records"; "In the records office Lukas …" names
+    no source; "In the record as …" is another shape)."""
+    for n in range(len(words), 0, -1):
+        part = words[:n]
+        noun = text[part[0][1] : part[-1][2]]
+        if part[-1][0] in _JOINERS or any(ch.isdigit() for w in part for ch in w[0]):
+            continue
+        if singular(part[-1][0]) not in _SOURCE_NOUNS and not source_noun(part[-1][0]):
+            continue
+        nxt = following.index(part[-1]) + 1
+        if nxt >= len(following) or following[nxt][0] in _STOP | _JOINERS:
+            continue
+        after = following[nxt]
+        verb = following[nxt + 1][0] if nxt + 1 < len(following) else ""
+        if not (
+            after[0] in _PRONOUNS | _DETERMINERS
+            or text[after[1]].isupper()
+            or after[0][0].isdigit()
+            or verb in _BE | {"has", "have", "had"}
+        ):
+            continue  # "In the records office …": the noun goes on, it is no source
+        if names_source(noun) and source_noun(noun):
+            return part
+    return None
 
 
 def find_spans(
@@ -1052,7 +1140,9 @@ def find_spans(
             _names_strongly(phrase(resolved))
             or (names_tool is not None and names_tool(phrase(resolved)))
         ):
-            add(0, label.end(), resolved, "label", True)
+            # a time or section after the name stays the claim's ("… log 16:55: …")
+            numbered = label.group(0)[label.end("np") - label.start() :].strip(" \t:,")
+            add(0, resolved[-1][2] if numbered else label.end(), resolved, "label", True)
     for m in _WEAK_CUE.finditer(text):
         following = _tokens(text, m.end())
         if following and _AMOUNT_WORD.fullmatch(following[0][0]):
@@ -1062,7 +1152,25 @@ def find_spans(
         cue = m.group("cue").lower()
         if cue == "on" and re.match(r"file\b", text[m.end() :], re.IGNORECASE):
             continue  # "two appeals on file": recorded, no source named
+        opens = _OPENS_CLAIM.fullmatch(text, 0, m.start()) is not None
+        if cue == "by" and not opens:
+            continue  # "signed by the manager": an agent; "By the house rules, …": a source
         looked = _LOOKED.match(cue) is not None
+        closing = _closing(text, resolved[-1][2])[1] if resolved else ""
+        opener = (
+            _opening_source(text, words, following, names_source, source_noun)
+            if not closing
+            and cue in ("in", "on", "under", "by", "from")
+            and opens
+            and words
+            and _named_source(text, m.end(), phrase(words))
+            else None
+        )
+        if opener is not None:
+            # "In our staff records Lukas is on reception", "Under the guidance they're
+            # deferred": a source noun phrase opening the claim, what follows is the claim
+            add(m.start(), opener[-1][2], opener, "weak_cue", False)
+            continue
         if resolved is None or not (looked or source_noun(phrase(resolved))):
             continue  # "I checked the invoice": the verb says it is a source
         end, closing = _closing(text, resolved[-1][2])
@@ -1131,6 +1239,11 @@ def find_spans(
     for pos in sorted(clause_starts | inside):
         within = pos in inside
         tokens = _tokens(text, pos)
+        said_first = 0
+        while said_first < len(tokens) - 1 and tokens[said_first][0] in _FILLERS:
+            said_first += 1
+        if said_first:  # "um the vet log has …": the filler is no part of the source's name
+            pos, tokens = tokens[said_first][1], tokens[said_first:]
         if not tokens:
             continue
         skip = 1 if tokens[0][0] in _DETERMINERS else 0
@@ -1139,7 +1252,13 @@ def find_spans(
         for k in range(skip + 1, min(len(tokens), skip + MAX_NP_WORDS + 2)):
             width = _is_verb(tokens, k)
             if not width:
-                if tokens[k][0] in _STOP and tokens[k][0] not in _JOINERS:
+                conditions = (
+                    tokens[k][0] == "and"
+                    and tokens[k - 1][0] == "terms"
+                    and k + 1 < len(tokens)
+                    and tokens[k + 1][0] == "conditions"
+                )  # "Our terms and conditions say …": one source
+                if tokens[k][0] in _STOP and tokens[k][0] not in _JOINERS and not conditions:
                     break
                 continue
             nxt = tokens[k + width][0] if k + width < len(tokens) else ""
@@ -1158,7 +1277,9 @@ def find_spans(
                 break
             if any(w[0] in _PRONOUNS for w in words):
                 break  # "Hope you find …" names no source
-            say = width >= 2 or tokens[k][0] in _SAY_WORDS
+            # "does not permit": a content verb, its negation is the claim's
+            negated = width == 3 and tokens[k + 1][0] == "not"
+            say = (width >= 2 and not negated) or tokens[k][0] in _SAY_WORDS
             noun = phrase(words)
             if within and not (
                 tokens[k][0] in _SPEAKS

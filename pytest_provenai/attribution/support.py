@@ -31,7 +31,10 @@ negated fields (its chunk may be one line of it). A *conflict* makes the claim
 A neutral decision is lexically rescued (supported) only without a conflict, a missing value
 or an absent name: on structured evidence when the claim's row holds its values
 (:func:`~pytest_provenai.attribution.protected.rescue`), and on prose when the claim repeats
-its evidence sentence word for word (:func:`verbatim`).
+its evidence sentence word for word (:func:`verbatim`). A claim whose total is a column's
+exact sum over its rows (:func:`~pytest_provenai.attribution.rows.totalled`: "1710 mL
+collected in all") is rescued whatever its score, its every value present and nothing in
+conflict: an exact sum is the rows' own statement of it.
 
 Pure Python.
 """
@@ -65,6 +68,7 @@ from pytest_provenai.attribution.rows import (
     records,
     row_check,
     superlative_conflict,
+    totalled,
 )
 from pytest_provenai.attribution.values import Value, match_values, worked_out
 
@@ -104,6 +108,9 @@ class SupportSignals:
     #: the claim repeats its evidence sentence word for word (:func:`verbatim`): a quotation
     #: is rescued whatever its score
     quoted: bool = False
+    #: a value of the claim is a column's exact sum over its rows (:func:`.rows.totalled`),
+    #: its every value present and nothing in conflict: rescued whatever its score
+    summed: bool = False
 
 
 _NAME = re.compile(
@@ -235,6 +242,7 @@ def support_signals(
     # values present though no cell states them: counts the rows bear out, and identifiers
     # the call asked for
     borne = counted(content, read, source_text)
+    sums = totalled(content, read, source_text) if structured else ()
     # counts of the items the claim lists ("Three of them visitors: Sea Pinks, …")
     borne += listed_count(content, read, source_text)
     # and amounts the claim works out from two others ("£920 and £690, £1,610 between them")
@@ -327,4 +335,9 @@ def support_signals(
             )
         )
     )
-    return SupportSignals(values, values_all, row, pol, unit, conflict, rescue_ok, absent, quoted)
+    summed = bool(sums) and not absent and row_values_ok and conflict is None and not values.missing
+    if summed:
+        rescue_ok = True
+    return SupportSignals(
+        values, values_all, row, pol, unit, conflict, rescue_ok, absent, quoted, summed
+    )

@@ -141,7 +141,7 @@ _TIME_UNIT = r"(?:[ \t]*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks
 _DURATION = (
     rf"\b(?:(?P<a>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ua>{_TIME_UNIT}|[ \t]+h)\b[ \t]+(?:and[ \t]+)?"
     rf"|(?P<a1>an?|one)[ \t]+(?P<ua1>{_TIME_UNIT})\b[ \t]+and[ \t]+)"
-    rf"(?P<b>\d+|{_NUMWORDS})(?P<ub>{_TIME_UNIT}|[ \t]+[hms])\b"
+    rf"(?P<b>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ub>{_TIME_UNIT}|[ \t]+[hms])\b"
     rf"(?:[ \t]+(?:and[ \t]+)?(?P<c3>\d+|{_NUMWORDS})(?P<u3>{_TIME_UNIT}|[ \t]+[hms])\b)?"
     rf"|\b(?P<c>an?|one|\d+|{_NUMWORDS})\s+(?P<uc>[a-z]+?)s?\s+and\s+"
     r"(?P<fc>a\s+half|a\s+quarter|three\s+quarters)\b"
@@ -225,6 +225,9 @@ _STERLING = (
 
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("coordinate", _COORDINATE),
+    # an elapsed time in minutes, seconds and tenths ("6:33.6" for a 2k, "1:48.1/500m"): a
+    # duration, never a time of day
+    ("elapsed", re.compile(r"(?<![\d:.])\d{1,2}:[0-5]\d\.\d(?![\d:])")),
     # ISO, and EXIF's "2032:08:13 09:26:51"
     ("datetime", re.compile(r"\b\d{4}([-:])\d{2}\1\d{2}[ T]\d{1,2}:\d{2}(?!\d)")),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{4}/\d{2}/\d{2}\b")),
@@ -268,7 +271,11 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|(?=(?:[12]?\d|3[01])(?:st|nd|rd|th)\s*(?:to|-|–|till|until)\s*(?:the\s+)?"
             r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b)"
             # after a day of the week ("Weds 16th", "Sat 19th", "Wednesday the 16th")
-            rf"|{_AFTER_WEEKDAY})"
+            rf"|{_AFTER_WEEKDAY}"
+            # a list of days after a comma ("on the tank log, the 14th, 15th and 16th"), and
+            # the next days of a list (kept as days only after a day: :func:`_list_days`)
+            r"|(?<=, the )(?=\d{1,2}(?:st|nd|rd|th),? (?:and )?\d{1,2}(?:st|nd|rd|th)\b)"
+            r"|(?<=\d[snrt][tdh], )|(?<=\d[snrt][tdh] and )|(?<=\d[snrt][tdh], and ))"
             r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)—–]|-\d|$|\s+(?:and|at|to|in|"
             r"when|but|so|or|from|until|till|with|by"
             # a verb after it ("the showing on the 14th starts at 19:45"), not a noun
@@ -427,6 +434,10 @@ _DIMENSIONS = frozenset(
         "[current]",
         "1 / [time]",
         "[mass] * [length] ** 2 / [time] ** 3 / [current]",
+        # concentrations: "14.2 g/dL" is "142 g/L"; "5.4 mmol/L" (a g/L-for-g/dL swap is a
+        # changed unit, not two bare numbers that happen to differ)
+        "[mass] / [length] ** 3",
+        "[substance] / [length] ** 3",
     }
 )
 _RATE_FIRST = re.compile(r"(?:per|an?|each|every)\s+[A-Za-z]|/", re.IGNORECASE)
@@ -621,6 +632,8 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
     unit = re.sub(r"\s+per\s+", " / ", unit)
     if not unit or unit.split()[0].casefold() in _NOT_UNITS:
         return None
+    if unit.casefold() == "ppl":  # the milk and fuel trades' pence per litre
+        unit = "pence / litre"
     money, _, per = unit.partition(" / ")
     if per and money.casefold() in _CURRENCY_CODES.union(_CURRENCY_WORDS):
         code, factor = _CURRENCY_WORDS.get(money.casefold(), (money.upper(), 1.0))
@@ -704,6 +717,10 @@ def _time(bare: str, span: tuple[int, int]) -> Value:
     if parsed is None:
         return Value(bare, "text", bare.casefold(), False, span)
     minutes = parsed.hour * 60 + parsed.minute
+    if not part and re.fullmatch(r"[1-9]:[0-5]\d", clock):
+        # "at 3:46" with no am/pm and no leading zero: said on a twelve-hour clock, so
+        # either 03:46 or 15:46 (a 24-hour clock writes "03:46")
+        return Value(bare, "time12", minutes % 720, True, span)
     if part and minutes < 720 and not re.search(r"morning", part.group(0), re.IGNORECASE):
         minutes += 720
     return Value(bare, "time", minutes, True, span)
@@ -835,6 +852,10 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         return Value(bare, "ratio", (part, whole), True, span)
     if kind == "multiplier":
         return Value(bare, "number", _MULTIPLIERS[bare.casefold()], True, span)
+    if kind == "elapsed":
+        minutes_text, seconds_text = bare.split(":")
+        elapsed = _quantity(int(minutes_text) + float(seconds_text) / 60, "minute")
+        return None if elapsed is None else Value(bare, "quantity", elapsed, True, span)
     if kind == "pace":
         m = re.fullmatch(_PACE, bare, re.IGNORECASE)
         assert m is not None
@@ -1047,7 +1068,55 @@ def _read_values(text: str) -> tuple[Value, ...]:
             )
             for v in read
         ]
-    return tuple(read)
+    return tuple(_list_days(_clock_halves(read, written)))
+
+
+#: A time that a 24-hour clock writes: a leading zero or an hour after noon ("07:15", "17:02").
+_TWENTY_FOUR = re.compile(r"(?<![\d:.])(?:0\d|1[3-9]|2[0-3])[:.][0-5]\d(?![\d:])")
+_ONE_DIGIT_HOUR = re.compile(r"[1-9]:[0-5]\d")
+
+
+def _clock_halves(values: list[Value], text: str) -> list[Value]:
+    """A one-digit hour with no am/pm ("at 3:46") is either half of the day (``time12``) —
+    unless the text writes a 24-hour time elsewhere ("off at 9:15, on again at 17:02"): then
+    it is on that clock too."""
+    if not _TWENTY_FOUR.search(text):
+        return values
+    return [
+        replace(v, kind="time") if v.kind == "time12" and _ONE_DIGIT_HOUR.fullmatch(v.text) else v
+        for v in values
+    ]
+
+
+def _on_a_24_hour_clock(values: Sequence[Value]) -> tuple[Value, ...]:
+    """Evidence values with a one-digit hour read on a 24-hour clock (a log's "9:15" is
+    09:15, never 21:15): only a claim's "3:46" may be either half of the day."""
+    return tuple(
+        replace(v, kind="time") if v.kind == "time12" and _ONE_DIGIT_HOUR.fullmatch(v.text) else v
+        for v in values
+    )
+
+
+#: A day ordinal that continues a list of them ("the 14th, 15th and 16th"), and one read
+#: after ", the " only before such a list.
+_LIST_DAY = re.compile(r"\d[snrt][tdh](?:,|,? and) $")
+
+
+def _list_days(values: list[Value]) -> list[Value]:
+    """A day ordinal read as continuing a list stays a day only when the ordinal before it
+    is a day: "on the 14th, 15th and 16th" are three days, "finished 3rd, 5th and 9th"
+    three places."""
+    out: list[Value] = []
+    for v in values:
+        if (
+            v.kind == "date"
+            and re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)", v.text)
+            and _LIST_DAY.search(v.lead)
+            and not (out and out[-1].kind == "date" and out[-1].key[:2] == (None, None))
+        ):
+            v = replace(v, kind="number", key=float(v.key[2]))
+        out.append(v)
+    return out
 
 
 #: A modal's negation before a comparative ("can't be more than", "must not exceed"): the
@@ -1246,10 +1315,15 @@ def _within(a: Value, b: Value) -> bool:
     if b.bound == a.bound and _same_as_written(replace(a, bound=None), b):
         return True
     if a.kind == "time":  # "about 17:20" against 17:18, or a timestamp's 2033-08-12T17:20Z
+        if b.kind == "time12":  # against a note's "5:18"
+            gap = abs(a.key % 720 - b.key)
+            return a.bound == "~" and min(gap, 720 - gap) <= _NEAR_MINUTES
         minutes = b.key if b.kind == "time" else b.key[3] if b.kind == "datetime" else None
         return minutes is not None and a.bound == "~" and abs(a.key - minutes) <= _NEAR_MINUTES
     if a.kind == "time12":  # "about ten past 7" against 19:08, either half of the day
-        minutes = b.key if b.kind == "time" else b.key[3] if b.kind == "datetime" else None
+        minutes = (
+            b.key if b.kind in ("time", "time12") else b.key[3] if b.kind == "datetime" else None
+        )
         if minutes is None or a.bound != "~":
             return False
         gap = abs(minutes % 720 - a.key)
@@ -1363,8 +1437,14 @@ def _same_as_written(a: Value, b: Value) -> bool:
             return bool(ka[3] == kb[3])
         return True
     if a.kind == "time":
-        return (b.kind == "time" and ka == kb) or (b.kind == "datetime" and kb[3] == ka)
+        return (
+            (b.kind == "time" and ka == kb)
+            or (b.kind == "datetime" and kb[3] == ka)
+            or (b.kind == "time12" and ka % 720 == kb)  # "15:46" against a note's "3:46"
+        )
     if a.kind == "time12":  # no am/pm said: either half of the day
+        if b.kind == "time12":
+            return bool(ka == kb)
         minutes = kb if b.kind == "time" else kb[3] if b.kind == "datetime" else None
         return minutes is not None and minutes % 720 == ka
     if a.kind == "number" and b.kind == "week":  # "week 12" against 2031-W12
@@ -1415,7 +1495,7 @@ def _kin(a: Value, b: Value) -> bool:
     if a.kind in ("date", "datetime"):
         return b.kind in ("date", "datetime")
     if a.kind in ("time", "time12"):
-        return b.kind in ("time", "datetime")
+        return b.kind in ("time", "time12", "datetime")
     if a.kind == "number":
         return b.kind in ("number", "quantity")
     if a.kind in ("version", "week", "dimensions", "ratio"):
@@ -1577,6 +1657,14 @@ def _unit_of(name: str) -> str:
     return _FIELD_UNITS.get(parts[-1], "") if parts else ""
 
 
+#: Columns and JSON fields that hold a row's unit, and those that hold its number in it.
+_UNIT_COLUMNS = frozenset(("unit", "units", "uom"))
+_VALUE_COLUMNS = frozenset(("value", "result", "reading", "amount", "level", "qty", "quantity"))
+_JSON_VALUE = re.compile(
+    r'"(?:' + "|".join(sorted(_VALUE_COLUMNS)) + r')"\s*:\s*"?(-?\d+(?:\.\d+)?)"?'
+)
+
+
 @lru_cache(maxsize=4096)
 def _unit_cells(text: str) -> tuple[tuple[str, str], ...]:
     """(unit, number as written) for each number of ``text`` that a field or a table column
@@ -1593,9 +1681,20 @@ def _unit_cells(text: str) -> tuple[tuple[str, str], ...]:
         rows = []
     if rows:
         units = [_unit_of(h) for h in rows[0]]
+        named = [h.strip().casefold() for h in rows[0]]
+        # a unit column beside a value column ("test | value | unit"): each row its own unit
+        unit_at = next((i for i, h in enumerate(named) if h in _UNIT_COLUMNS), None)
+        value_at = [i for i, h in enumerate(named) if h in _VALUE_COLUMNS]
         for row in rows[1:]:
             if len(row) == len(units):
                 out += [(u, c) for u, c in zip(units, row, strict=True) if u and c]
+                if unit_at is not None:
+                    out += [(row[unit_at], row[i]) for i in value_at if row[unit_at]]
+    # a JSON object with its own unit: {"test": "creatinine", "value": 287, "unit": "umol/L"}
+    for obj in re.finditer(r"\{[^{}\n]*\}", text):
+        unit = re.search(r'"units?"\s*:\s*"([^"]{1,20})"', obj.group(0))
+        if unit is not None:
+            out += [(unit.group(1), n) for n in _JSON_VALUE.findall(obj.group(0))]
     return tuple((u, n) for u, n in out if u and re.fullmatch(r"-?\d+(?:,\d{3})*(?:\.\d+)?", n))
 
 
@@ -1821,7 +1920,7 @@ def match_values(
     have: list[Value] = []
     per_text: list[tuple[Value, ...]] = []
     for t in texts:
-        per_text.append(_read_values(_LIST_NUMBER.sub(_blank_number, t)))
+        per_text.append(_on_a_24_hour_clock(_read_values(_LIST_NUMBER.sub(_blank_number, t))))
         have.extend(per_text[-1])
     folded = " ".join(" ".join(t.split()).casefold() for t in texts)
     out: list[ValueMatch] = []
@@ -1952,7 +2051,11 @@ def _clock_number(v: Value, have: Sequence[Value]) -> bool:
     m = re.fullmatch(r"([01]?\d|2[0-3])\.([0-5]\d)", v.text)
     if m is not None:
         minutes = int(m.group(1)) * 60 + int(m.group(2))
-        return any(b.kind == "time" and b.key in (minutes, minutes + 720) for b in have)
+        return any(
+            (b.kind == "time" and b.key in (minutes, minutes + 720))
+            or (b.kind == "time12" and b.key == minutes % 720)
+            for b in have
+        )
     m = re.fullmatch(r"(1\d|2[0-3])([0-5]\d)", v.text)
     if m is None:
         return False

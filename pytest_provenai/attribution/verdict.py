@@ -16,7 +16,8 @@ A claim's verdict, first that applies:
 * ``supported`` or ``conflated`` — the calibrated support probability reaches the
   threshold and no protected value is missing from the routed premise (or a neutral
   decision within :data:`RESCUE_MARGIN` of it is lexically rescued on exact structured
-  evidence, or whatever its score when the claim quotes its evidence sentence);
+  evidence, or whatever its score when the claim quotes its evidence sentence or calls a
+  column's exact sum over its rows a total);
   ``conflated`` when the stated attribution is incompatible with the routed source's family
   (reason ``conflation``), or names a source that neither the trace's tools, the lexicon
   nor the similarity fallback resolves (reason ``unresolved_attribution``: an unresolvable citation
@@ -186,6 +187,7 @@ def decide(
     missing: Sequence[str],
     rescue_ok: bool,
     quoted: bool = False,
+    summed: bool = False,
     best_chunk: str = "",
     conflict: str | None = None,
     unparsed: Sequence[str] = (),
@@ -234,7 +236,7 @@ def decide(
     supported = judgement.p_support >= threshold and not missing
     rescued = False
     near = judgement.p_support >= threshold - RESCUE_MARGIN
-    if not supported and not missing and rescue_ok and (near or quoted):
+    if not supported and not missing and rescue_ok and (near or quoted or summed):
         supported, rescued = True, True
     if supported:
         fits = compatible(attribution, route_tool or "", route_family or "")
