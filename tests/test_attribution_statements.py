@@ -944,11 +944,8 @@ def test_twenty_fifth_round_an_amount_after_a_cue_is_no_source() -> None:
         # a source that is clear, after "and" or an owner
         ("And our terms are dead clear, you must give notice.", "document", None),
         ("No fires on site, the council's guidance note is clear on that.", "document", None),
-        # a forum is a search's; a history, a confirmation, a letter are sources too
+        # a forum is a search's
         ("A boater on the Narrowlines forum says Lock 19 is shut.", "search", None),
-        ("The booking history notes that she confirmed by text.", "record", None),
-        ("Their booking confirmation says dogs stay on leads.", "record", None),
-        ("The letter also confirms that the fees are paid.", "document", None),
     ],
 )
 def test_twenty_ninth_round_cue_shapes(text: str, family: str, phrase: str | None) -> None:
@@ -982,6 +979,10 @@ def test_twenty_ninth_round_shapes_that_name_no_source() -> None:
         "The booking was signed off by the guidance team.",  # "by" inside: an agent
         "In the staff records, as of today,",  # a comma: the old shapes decide
         "Match result 3: a win.",  # a label that names no source
+        # a title and a history are no sources (the goldens showed both read as ones when
+        # "letters" and "history" were source nouns)
+        "The paper appeared in Quellmouth Marine Letters.",
+        "It is not the 71st season in the club's football history.",
     ):
         a = find_attribution(text, tools)
         assert a.status != "stated" or text.startswith("In the staff records"), (text, a)

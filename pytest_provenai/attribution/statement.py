@@ -102,7 +102,7 @@ RULES = ("tool_name", "tool_description", "tool_arguments", "alias", "similarity
 HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "record": (
         frozenset("record records dossier profile account registry entry casefile".split()),
-        frozenset("file card ticket history confirmation registration".split()),
+        frozenset("file card ticket".split()),
     ),
     "search": (
         frozenset("search searches hit hits googling".split()),
@@ -136,7 +136,7 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         ),
         frozenset(
             "report reports page pages text wording licence licences license licenses "
-            "commitments letter letters".split()
+            "commitments".split()
         ),
     ),
     "metadata": (
