@@ -992,11 +992,8 @@ def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[st
     equals the number of records that hold a word of the claim said after it which some
     records hold and others do not ("daily" in two of the four rows); the total said right
     after "of the" ("four") is borne out when it is the number of records."""
-    rows = records(source_text)
-    if rows is None:
-        return ()
-    data = [r for r in rows if "\n" in r.strip()]
-    if len(data) < 2:
+    data = _data_rows(source_text)
+    if not data:
         return ()
     row_terms = [content_terms(r) for r in data]
     out: list[str] = []
@@ -1082,16 +1079,20 @@ def listed_count(content: str, values: Sequence[Value], source_text: str) -> tup
     return tuple(out)
 
 
+def _data_rows(source_text: str) -> list[str]:
+    """The records of ``source_text`` with two fields or more, when there are two of them or
+    more (a table's rows); none for prose or a single record."""
+    data = [r for r in records(source_text) or () if "\n" in r.strip()]
+    return data if len(data) >= 2 else []
+
+
 def totalled(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
     """The claim's totals that a column of ``source_text``'s rows sums to exactly
     (:func:`_total_borne`) and that are no small count (above twelve, or not whole): an
     exact sum is the rows' own statement of the claim, however the claim words it ("That's
     1710 mL collected in all", "Together the groups who played paid 837 euro")."""
-    rows = records(source_text)
-    if rows is None:
-        return ()
-    data = [r for r in rows if "\n" in r.strip()]
-    if len(data) < 2:
+    data = _data_rows(source_text)
+    if not data:
         return ()
     out = []
     for v in values:

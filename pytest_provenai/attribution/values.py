@@ -1076,25 +1076,19 @@ _TWENTY_FOUR = re.compile(r"(?<![\d:.])(?:0\d|1[3-9]|2[0-3])[:.][0-5]\d(?![\d:])
 _ONE_DIGIT_HOUR = re.compile(r"[1-9]:[0-5]\d")
 
 
+def _on_a_24_hour_clock(v: Value) -> Value:
+    """``v`` as a 24-hour time when it is a one-digit hour read as either half of the day
+    ("9:15" is 09:15); any other value unchanged."""
+    if v.kind == "time12" and _ONE_DIGIT_HOUR.fullmatch(v.text):
+        return replace(v, kind="time")
+    return v
+
+
 def _clock_halves(values: list[Value], text: str) -> list[Value]:
     """A one-digit hour with no am/pm ("at 3:46") is either half of the day (``time12``) —
     unless the text writes a 24-hour time elsewhere ("off at 9:15, on again at 17:02"): then
-    it is on that clock too."""
-    if not _TWENTY_FOUR.search(text):
-        return values
-    return [
-        replace(v, kind="time") if v.kind == "time12" and _ONE_DIGIT_HOUR.fullmatch(v.text) else v
-        for v in values
-    ]
-
-
-def _on_a_24_hour_clock(values: Sequence[Value]) -> tuple[Value, ...]:
-    """Evidence values with a one-digit hour read on a 24-hour clock (a log's "9:15" is
-    09:15, never 21:15): only a claim's "3:46" may be either half of the day."""
-    return tuple(
-        replace(v, kind="time") if v.kind == "time12" and _ONE_DIGIT_HOUR.fullmatch(v.text) else v
-        for v in values
-    )
+    it is on that clock too. (The evidence's are always on it: :func:`match_values`.)"""
+    return [_on_a_24_hour_clock(v) for v in values] if _TWENTY_FOUR.search(text) else values
 
 
 #: A day ordinal that continues a list of them ("the 14th, 15th and 16th"), and one read
@@ -1315,7 +1309,7 @@ def _within(a: Value, b: Value) -> bool:
     if b.bound == a.bound and _same_as_written(replace(a, bound=None), b):
         return True
     if a.kind == "time":  # "about 17:20" against 17:18, or a timestamp's 2033-08-12T17:20Z
-        if b.kind == "time12":  # against a note's "5:18"
+        if b.kind == "time12":  # against "twenty past five" said in the evidence
             gap = abs(a.key % 720 - b.key)
             return a.bound == "~" and min(gap, 720 - gap) <= _NEAR_MINUTES
         minutes = b.key if b.kind == "time" else b.key[3] if b.kind == "datetime" else None
@@ -1440,7 +1434,7 @@ def _same_as_written(a: Value, b: Value) -> bool:
         return (
             (b.kind == "time" and ka == kb)
             or (b.kind == "datetime" and kb[3] == ka)
-            or (b.kind == "time12" and ka % 720 == kb)  # "15:46" against a note's "3:46"
+            or (b.kind == "time12" and ka % 720 == kb)  # "15:46" against "quarter to four"
         )
     if a.kind == "time12":  # no am/pm said: either half of the day
         if b.kind == "time12":
@@ -1920,7 +1914,9 @@ def match_values(
     have: list[Value] = []
     per_text: list[tuple[Value, ...]] = []
     for t in texts:
-        per_text.append(_on_a_24_hour_clock(_read_values(_LIST_NUMBER.sub(_blank_number, t))))
+        # a log's "9:15" is 09:15, never 21:15: only a claim's "3:46" is either half of the day
+        read = _read_values(_LIST_NUMBER.sub(_blank_number, t))
+        per_text.append(tuple(_on_a_24_hour_clock(v) for v in read))
         have.extend(per_text[-1])
     folded = " ".join(" ".join(t.split()).casefold() for t in texts)
     out: list[ValueMatch] = []
