@@ -11,6 +11,10 @@ co-occur in one row; a value that only another row holds is not support.
 * **CSV** — a header line of short names and at least two rows with as many comma-separated
   fields (quotes read by :mod:`csv`), written like a pipe table's rows; a footer line of
   another shape (``(3 rows)``) is a record of its own;
+* **plain-text tables ruled by dashes** — a header line over groups of dashes, one a column
+  (``Item  Unit  Price`` over ``----  ----  -----``); the rows under the rule, up to a blank
+  line, cut where the groups start, are written like a pipe table's rows; other lines (a
+  title, a note) are records of their own;
 * **``key: value`` blocks** — records separated by a blank line, or by the first key
   coming round again;
 * **a CSV under a ``key: value`` block** and a blank line — the block is a record said of
