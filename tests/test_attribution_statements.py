@@ -996,3 +996,104 @@ def test_twenty_ninth_round_shapes_that_name_no_source() -> None:
     # the negation after "does not" is never part of the attribution phrase
     a = find_attribution("The guidance does not say that dogs are allowed.", tools)
     assert "not" not in a.phrase and a.family == "document", a
+
+
+_THIRTIETH_TOOLS = {
+    "get_trip_log": "record",
+    "get_formulary": "document",
+    "get_boaters_guide": "document",
+    "get_pool_procedures": "document",
+    "get_charter_terms": "document",
+    "get_inspection_record": "record",
+    "get_assessment_report": "document",
+    "query_structure_register": "database",
+    "read_image_exif": "metadata",
+    "web_search": "search",
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "family", "phrase"),
+    [
+        # a bare lexicon noun that heads a tool's name, before a content verb
+        ("log has J. Tregear on deck with you lot saturday", "record", "log "),
+        ("register's got the ash at no. 20 revoked", "database", "register's "),
+        # a source's version or section number after its name
+        ("Formulary rev 4.2 puts cat bupe at 0.02 mg/kg.", "document", "Formulary rev 4.2 "),
+        # "up to" after a content verb is an amount's bound, no phrasal verb
+        ("Guide allows up to two dogs a boat.", "document", "Guide "),
+        # a one-word label with its section; a weak cue with the part it cites
+        ("Procedures, 3.5: an expired NPLQ can't be rostered.", "document", "Procedures, 3.5: "),
+        (
+            "Under the procedures at 6.5, ropes are inspected within 24 hours.",
+            "document",
+            "Under the procedures at 6.5, ",
+        ),
+        # a numbered part of a source closing the claim
+        ("no booze at sea, clause 3.3 of our terms", "document", ", clause 3.3 of our terms"),
+        # a source noun with its identifier before the verb is the source, not a verb
+        (
+            "Finding 1: Inspection Record IR-2291 states that the inspection was on 11 March.",
+            "record",
+            "Inspection Record IR-2291 states that ",
+        ),
+        ("The load-rating report itself records the AADT at 6,850.", "document", None),
+        # a participle of entering before "in"/"on": no comma needed
+        ("Six structures are listed in the register on the B4172.", "database", None),
+        # "off" opening the claim, as "by" does
+        ("Off the EXIF it's an RTK fixed shot.", "metadata", "Off the EXIF"),
+        # review sites are searches
+        ("one yelp reviewer said the wait was about five months", "search", None),
+        ("IMG_1352, per its image description: span 2 soffit", "metadata", None),
+    ],
+)
+def test_thirtieth_round_cue_shapes(text: str, family: str, phrase: str | None) -> None:
+    a = find_attribution(text, _THIRTIETH_TOOLS)
+    assert (a.status, a.family) == ("stated", family), a
+    if phrase is not None:
+        assert a.phrase == phrase, a
+
+
+def test_thirtieth_round_a_source_beyond_doubt_is_named_by_its_description() -> None:
+    tools = {"get_casa_permission": "document", "search_weather_notam": "search"}
+    listing = listing_of(
+        [],
+        tools,
+        {
+            "get_casa_permission": "Returns the CASA RPA area approval as numbered conditions.",
+            "search_weather_notam": "Searches NOTAMs, forecasts and aviation news.",
+        },
+    )
+    a = find_attribution("Observer needed past 500 m, per the approval", tools, listing)
+    assert (a.status, a.family, a.rule) == ("stated", "document", "tool_description"), a
+    # so does a reporting verb in the present tense; in the past the phrase may be an agent
+    a = find_attribution("Our approval says no flying during gliding.", tools, listing)
+    assert (a.status, a.family) == ("stated", "document"), a
+    crew = {"get_collection_log": "record"}
+    crew_listing = listing_of([], crew, {"get_collection_log": "The crew's log of a round."})
+    a = find_attribution("The crew flagged your bin as not presented.", crew, crew_listing)
+    assert a.status != "stated", a
+    # without the listing the phrase stays unresolved; without a cue it is no source
+    assert find_attribution("Per the approval, we stop at 5.", tools).status == "ambiguous"
+    assert find_attribution("The approval came through.", tools, listing).status == "unavailable"
+
+
+def test_thirtieth_round_shapes_that_name_no_source() -> None:
+    for text, tools in (
+        # a bare weak noun that heads no tool's name, before a content verb
+        ("Sheet has four rows on it.", {"query_bookings": "database"}),
+        ("Page limit for bundles: 200 pages.", {"get_practice_direction": "document"}),
+        # a one-word label without its section
+        ("Note: the pool shuts at 9.", {"get_pool_procedures": "document"}),
+        ("Policy: no dogs on the pontoon.", {"get_policy": "document"}),
+        # idioms
+        ("Off the record he said no.", {"get_record": "record"}),
+        ("We paid him off the books.", {"query_books": "database"}),
+        ("We met in room 4 of the hall.", {"get_policy": "document"}),
+        # a review's cases: a bare number is no cited part, a part of no source is none
+        ("From the ledger in 2023, revenue was £5m.", {"get_ledger": "record"}),
+        ("In the log at 14, the pump was dry.", {"get_log": "record"}),
+        ("Our seats are in row F, section 114 of the stadium.", {"get_policy": "document"}),
+    ):
+        a = find_attribution(text, tools)
+        assert a.status != "stated", (text, a)

@@ -1660,7 +1660,8 @@ def test_twenty_seventh_round_a_csv_under_a_record_is_read_row_by_row() -> None:
     found = records(record)
     assert found is not None and len(found) == 4 and found[0].startswith("animal_id: CT-02")
     wrong = "Dr. Whitcomb gave Wendell dose 5 of 6 on 3/7."
-    assert row_check(wrong, read_values(wrong), record).other_row == ("5",)
+    # "dose 5" names its row (thirtieth round): the date is then the other row's value
+    assert row_check(wrong, read_values(wrong), record).other_row == ("3/7",)
     right = "Dr. Whitcomb gave Wendell dose 5 of 6 on 3/10."
     check = row_check(right, read_values(right), record)
     assert check.structured and not check.missing and not check.other_row
@@ -2014,3 +2015,119 @@ def test_twenty_ninth_round_review_cases_stay_apart() -> None:
     assert [v.kind for v in read_values("She finished 3rd, 5th and 9th.")] == ["number"] * 3
     assert [v.kind for v in read_values("1st: Lukas, 2nd: Mia")] == ["number"] * 2
     assert [v.kind for v in read_values("on the 14th and 15th")] == ["date", "date"]
+
+
+def test_thirtieth_round_units_in_capitals_and_rounded_durations() -> None:
+    notam = "UA OPS WI 1NM OF WIRRAWAY FLATS. SFC TO 330FT AGL. GLIDING WI 5NM, SFC TO 6500 FT."
+    assert present("Surface to 330 ft.", notam) == [True]
+    assert present("Surface to 330 m.", notam) == [False]
+    # NM is a nautical mile, however the claim writes it
+    assert present("Gliding within 5 nm of the field.", notam) == [True]
+    assert present("Gliding within 6 nm of the field.", notam) == [False]
+    assert present("Gliding up to 6,500 ft.", notam) == [True]
+    # a whole number of minutes is a duration written with its seconds, rounded
+    log = "summary: 2 sorties, 56 min 07 s airborne, 2,088 images"
+    assert present("56 min airborne all up", log) == [True]
+    assert present("57 min airborne all up", log) == [False]
+    assert present("It took 2 hours.", "duration: 2 h 20 min") == [True]
+    assert present("It took 3 hours.", "duration: 2 h 20 min") == [False]
+    # the smaller part is dropped, never rounded up; one number is no two parts; a bound
+    # keeps its reading
+    assert present("It took 57 min.", "took 56 min 40 s") == [False]
+    assert present("It took 3 hours.", "took 2.6 hours") == [False]
+    assert present("It took 1 hour.", "took 3,000 s") == [False]
+    assert present("It took at least 57 min.", "took 56 min 40 s") == [False]
+    # "call it" is a rounding; a ground sample distance is a length per pixel
+    assert present("80 m AGL, call it 260 ft", "height_limit: 80 m AGL") == [True, True]
+    assert present("80 m AGL, call it 300 ft", "height_limit: 80 m AGL") == [True, False]
+    assert present("GSD 2.5 cm/px", "target_gsd: 2.5 cm/px") == [True]
+    assert present("GSD 2.5 mm/px", "target_gsd: 2.5 cm/px") == [False]
+    # "next one" is a pronoun, not a count
+    assert [v.text for v in read_values("Last service 1 Sep, next one due 1 Dec.")] == [
+        "1 Sep",
+        "1 Dec",
+    ]
+
+
+def test_thirtieth_round_signs_and_units_of_columns() -> None:
+    ledger = "id,when,client,kind,amount\nDL-8862,2034-03-08,Gus Whitcombe,refund,-120.00"
+    said = "A refund: $120 back to Gus Whitcombe."
+    found = match_values(read_values(said), ledger, missing_quantity_unit=True)
+    assert [m.present for m in found] == [True]
+    # only an amount the claim says came back is a bare "-120.00"; a balance or a profit
+    # keeps its sign
+    assert present("The account balance is $120.", "balance: -$120.00") == [False]
+    loss = "net_profit_gbp: -5000"
+    found = match_values(read_values("A profit of £5,000."), loss, missing_quantity_unit=True)
+    assert [m.present for m in found] == [False]
+    # a temperature's sign still matters, in a field named by its unit too
+    assert present("The low was -5 °C.", "low_c: 5") == [False]
+    assert present("The low was -5 °C.", "low_c: -5") == [True]
+    # a number under another column is no amount in the unit a column names
+    register = (
+        "| ID | Spans | Length (m) | Restriction |\n"
+        "|----|-------|------------|-------------|\n"
+        "| HB-012 | 1 | 8.4 | headroom 4.88 m |"
+    )
+    assert present("Headroom is restricted to 4.88 ft.", register) == [False]
+    assert present("Headroom is restricted to 4.88 m.", register) == [True]
+    assert present("It is 27.6 ft long.", register) == [True]
+    # a field as the chunker writes it, "; " between fields
+    chunk = "date: 2031-05-03; max_temp_c: 31.6; min_humidity_pct: 52; days above 28 C: 2"
+    assert present("It peaked at 31.6 °C.", chunk) == [True]
+
+
+def test_thirtieth_round_numbered_search_results_are_records() -> None:
+    results = (
+        "1. BSIM 22 Issue 4: Inspection of highway structures | Standards Board\n"
+        "   https://hssb.example/bsim-22\n"
+        "   2032-11-01\n"
+        "   Issue 4 sets General Inspections at intervals not exceeding 2 years.\n"
+        "2. BSIM 41 Issue 2: Assessment of arch bridges | Standards Board\n"
+        "   https://hssb.example/bsim-41\n"
+        "   2030-06-15\n"
+        "   Replaces Issue 1 (2019).\n"
+        "3. County names four firms to £9.6m framework\n"
+        "   https://constructwire.example/framework\n"
+        "   12 December 2033\n"
+        "   Ferriby Masonry Ltd wins Lot 1."
+    )
+    # the "Title | Publisher" lines are no pipe table's header and row
+    rows = records(results)
+    assert rows is not None and len(rows) == 3 and rows[2].endswith("wins Lot 1.")
+    assert len(chunks(results)) == 3
+    # a header with rows keeps them across a note line; a rule line of dashes alone is one
+    stock = "item | qty\n----------\napple | 3\npear | 5\n(2 rows)\nplum | 7\nfig | 9"
+    assert row_check("Fig stock is 7.", read_values("Fig stock is 7."), stock).other_row == ("7",)
+    right = "A report of 12 December 2033 says the County named four firms to a £9.6m framework."
+    assert not row_check(right, read_values(right), results).conflict
+    wrong = "BSIM 41 Issue 2 (2030) replaced Issue 4."
+    assert row_check(wrong, read_values(wrong), results).other_row == ("4",)
+    # one-line numbered clauses stay prose; a table's rule lines keep it a table
+    assert records("1. No dogs.\n2. No fires.\n3. Quiet after 22:00.") is None
+    sql = "batch | colour\n------+-------\nIB-1 | red\nIB-2 | black\n(2 rows)"
+    assert records(sql) == ["batch: IB-1\ncolour: red", "batch: IB-2\ncolour: black", "(2 rows)"]
+
+
+def test_thirtieth_round_a_negation_is_read_in_the_sentence_of_its_words() -> None:
+    row = (
+        "batch_id: IB-1047\ncolor: Traditional Red\nlot_no: RB-TR-7912\nopened: 2034-03-10\n"
+        "status: in use\nnote: replaces IB-1042; lot not in recall"
+    )
+    assert not polarity("red IB-1047, lot RB-TR-7912, opened 3/10, not in the recall", row).negation
+    assert polarity("red IB-1047, lot RB-TR-7912, opened 3/10, in the recall", row).negation
+    # among sentences with as many of its words, the one with its identifier
+    lots = "Lot RB-TR-7912 is in the recall. Lot RB-TR-7913 is not in the recall."
+    assert polarity("Lot RB-TR-7912 is not in the recall.", lots).negation
+    assert not polarity("Lot RB-TR-7912 is in the recall.", lots).negation
+
+
+def test_thirtieth_round_a_name_with_a_number_names_its_row() -> None:
+    elements = "element | severity | extent\nPier 1 | 2 | A\nPier 2 | 4 | B\nSpan 3 | 3 | C"
+    wrong = "Pier 1 was assessed at severity 4."
+    assert row_check(wrong, read_values(wrong), elements).other_row == ("4",)
+    for right in ("Pier 2 was assessed at severity 4.", "Pier 1 was assessed at severity 2."):
+        assert not row_check(right, read_values(right), elements).conflict, right
+    # a number after a function word is an amount, not a name's number
+    counted_ = "At 2 piers the severity was 4."
+    assert not row_check(counted_, read_values(counted_), elements).conflict

@@ -17,6 +17,7 @@ came from that tool (or a tool of the same family).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -28,6 +29,7 @@ from pytest_provenai.attribution.statement import (
     Resolution,
     Span,
     find_spans,
+    heads_a_tool,
     names_a_tool,
     resolve,
 )
@@ -83,6 +85,13 @@ class Attribution:
         }
 
 
+#: A reporting verb in the present tense after a source's noun phrase ("says", "shows").
+_SPEAKS_NOW = re.compile(
+    r"\b(?:says|states|notes|lists|mentions|indicates|confirms|shows|suggests|reports|flags)\b",
+    re.IGNORECASE,
+)
+
+
 def find_attribution(
     text: str, tools: Mapping[str, str], listing: Listing | None = None
 ) -> Attribution:
@@ -101,7 +110,10 @@ def find_attribution(
     def names_tool(np: str) -> bool:
         return names_a_tool(np, tools)
 
-    spans = find_spans(text, names_source, names_tool)
+    def names_last(word: str) -> bool:
+        return heads_a_tool(word, tools)
+
+    spans = find_spans(text, names_source, names_tool, names_last)
     if any(s.strong for s in spans):
         # a reporting verb or a strong cue outranks "in the X" / "X has" elsewhere in the
         # claim, unless that phrase continues it ("according to the results from web_search")
@@ -115,6 +127,20 @@ def find_attribution(
     if not spans:
         return Attribution("unavailable")
     resolved = [(s, _resolve(s.noun_phrase, tools, listing)) for s in spans]
+    # a phrase after a strong cue, or before a reporting verb in the present tense, is a
+    # source beyond doubt ("per the approval", "The letter also confirms"): it may be named
+    # by what a tool's description says it returns; a past tense may be an agent's ("The
+    # crew flagged …", "The airport has said …")
+    resolved = [
+        (s, _resolve(s.noun_phrase, tools, listing, named=True))
+        if r.reason == "unresolved_phrase"
+        and (
+            s.shape == "cue_before"
+            or (s.shape == "verb_after" and _SPEAKS_NOW.search(text, s.np_end, s.end))
+        )
+        else (s, r)
+        for s, r in resolved
+    ]
     # The span is the first phrase and every phrase that directly follows it ("According to
     # the search results from web_search, …" is one span).
     first = next((i for i, (_, r) in enumerate(resolved) if r.family is not None), 0)
@@ -148,15 +174,17 @@ def find_attribution(
     )
 
 
-def _resolve(np: str, tools: Mapping[str, str], listing: Listing | None) -> Resolution:
-    return _resolve_cached(np, tuple(sorted(tools.items())), listing)
+def _resolve(
+    np: str, tools: Mapping[str, str], listing: Listing | None, *, named: bool = False
+) -> Resolution:
+    return _resolve_cached(np, tuple(sorted(tools.items())), listing, named)
 
 
 @cache
 def _resolve_cached(
-    np: str, tools: tuple[tuple[str, str], ...], listing: Listing | None
+    np: str, tools: tuple[tuple[str, str], ...], listing: Listing | None, named: bool
 ) -> Resolution:
-    return resolve(np, dict(tools), listing)
+    return resolve(np, dict(tools), listing, named=named)
 
 
 def implied_attribution(stated: Attribution, families_in_trace: set[str]) -> Attribution:

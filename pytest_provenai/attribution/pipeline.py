@@ -31,7 +31,7 @@ from pytest_provenai.attribution.decompose import Claim, decompose
 from pytest_provenai.attribution.families import Attribution, compatible, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
 from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, on_topic, route
-from pytest_provenai.attribution.rows import tabular_records
+from pytest_provenai.attribution.rows import numbered_records, tabular_records
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS, Listing
 from pytest_provenai.attribution.support import CONFLICT_REASONS, support_signals
 from pytest_provenai.attribution.verdict import (
@@ -120,8 +120,9 @@ def chunks(text: str) -> list[str]:
     with its cells under their headers (``performance: 2031-10-17 19:30; sold: 420; status:
     sold out``): a bare table row (``2031-10-17 19:30 | 420 | 420 | sold out``) says too
     little for an embedding to match a sentence about it, which routed claims about a table
-    to a document of the same trace and left their premise without the row."""
-    table = tabular_records(text)
+    to a document of the same trace and left their premise without the row. Numbered search
+    results are chunked by result likewise (a result's date line alone says nothing of it)."""
+    table = tabular_records(text) or numbered_records(text)
     if table is not None:
         return [r.replace("\n", "; ") for r in table]
     out: list[str] = []

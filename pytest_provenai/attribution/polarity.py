@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_provenai.attribution.protected import content_terms
+from pytest_provenai.attribution.protected import claim_values, content_terms
 from pytest_provenai.attribution.rows import cut_values, field, said_fields, stem
 from pytest_provenai.attribution.values import read_values
 
@@ -196,14 +196,18 @@ def _claim_sentences(claim: str, unit: str) -> str:
     """The sentences of a prose ``unit`` that share most content words with ``claim`` (the
     whole unit when it has one sentence or none shares a word): a "not" two sentences away
     ("… may run for up to 5 days without vet review") does not negate what the claim
-    repeats ("once daily, 1 mg/kg SC")."""
+    repeats ("once daily, 1 mg/kg SC"). Words count, not values: "lot RB-TR-7912, … not in
+    the recall" is about the note "lot not in recall", not the line ``lot_no: RB-TR-7912``."""
     parts = [p for p in _SENTENCE.split(unit) if p.strip()]
     if len(parts) < 2:
         return unit
-    terms = content_terms(claim)
-    shared = [len(content_terms(p) & terms) for p in parts]
+    # words first, then values: an identifier the claim repeats ("RB-TR-7912") picks a
+    # sentence only among those with as many of its words
+    words = content_terms(cut_values(claim, claim_values(claim)))
+    values = content_terms(claim) - words
+    shared = [(len(content_terms(p) & words), len(content_terms(p) & values)) for p in parts]
     top = max(shared)
-    if top == 0:
+    if top == (0, 0):
         return unit
     return "\n".join(p for p, n in zip(parts, shared, strict=True) if n == top)
 

@@ -59,6 +59,7 @@ __all__ = [
     "listed_count",
     "log_other_line",
     "name_terms",
+    "numbered_records",
     "range_ends",
     "records",
     "row_check",
@@ -121,10 +122,18 @@ def _table_records(lines: list[str]) -> list[str] | None:
     header_line = ""
     out: list[str] = []
     rows_under = 0
+    tabled = False
     for ln in lines:
         if not ln.strip():
             continue
+        if "|" not in ln and re.fullmatch(r"[ \t]*[-=+:]{3,}[-=+: \t]*", ln):
+            continue  # a rule line ("+------+----+", "----+----", "----------")
         if "|" not in ln:
+            # a header and its rows stand together: a piped line with no row under it
+            # before other lines heads nothing (search results' "Title | Publisher")
+            if header is not None and not rows_under:
+                out.append(header_line)
+                header, header_line = None, ""
             out.append(ln.strip())
             continue
         cells = [c.strip() for c in ln.strip().strip("|").split("|")]
@@ -143,10 +152,11 @@ def _table_records(lines: list[str]) -> list[str] | None:
             header, header_line, rows_under = cells, ln.strip(), 0
             continue
         rows_under += 1
+        tabled = True
         out.append("\n".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True)))
     if header is not None and not rows_under:
         out.append(header_line)  # "entries 6 | finishers 5" after the rows
-    return out if len(out) >= 2 else None
+    return out if len(out) >= 2 and tabled else None
 
 
 #: The rule under a plain-text table's header: groups of dashes, one a column.
@@ -253,6 +263,37 @@ def _kv_records(lines: list[str]) -> list[str] | None:
     return blocks or None
 
 
+#: An item of a numbered list ("1. Title | Publisher", "2) …").
+_NUMBERED = re.compile(r"^[ \t]{0,3}(\d{1,2})[.)][ \t]+\S")
+
+
+def _numbered_records(lines: list[str]) -> list[str] | None:
+    """Numbered search results (or any numbered list) whose items go on in indented lines —
+    a title, then its address, date and snippet: each item one record. Numbered paragraphs
+    of one line each (a policy's clauses) stay prose."""
+    items: list[list[str]] = []
+    for ln in lines:
+        if not ln.strip():
+            continue
+        m = _NUMBERED.match(ln)
+        if m is not None and int(m.group(1)) == len(items) + 1:
+            items.append([ln.strip()])
+        elif items and ln[:1] in " \t":
+            items[-1].append(ln.strip())
+        else:
+            return None
+    if len(items) < 2 or sum(len(item) > 1 for item in items) < 0.5 * len(items):
+        return None
+    return ["\n".join(item) for item in items]
+
+
+def numbered_records(text: str) -> list[str] | None:
+    """The items of a numbered list whose items go on in indented lines (numbered search
+    results: a title, then its address, date and snippet), each one record; None for
+    anything else."""
+    return _numbered_records(text.split("\n"))
+
+
 def records(text: str) -> list[str] | None:
     """The records of a structured output, or None for prose (see the module docstring)."""
     return _records_and_heads(text)[0]
@@ -272,6 +313,9 @@ def _records_and_heads(text: str) -> tuple[list[str] | None, set[int]]:
     headed = _headed_csv(lines)
     if headed is not None:
         return headed
+    numbered = _numbered_records(lines)
+    if numbered is not None:
+        return numbered, set()
     blocks = _kv_records(lines)
     if blocks is None:
         return None, set()
@@ -342,6 +386,31 @@ def _counts_field(content: str, v: Value, row: str) -> bool:
     return word in keys or word.removesuffix("s") in keys
 
 
+#: A word and the number that names it ("Pier 1", "span 2"); the number no part of a
+#: longer one ("Pier 1.5", "span 2,400").
+_NUMBERED_NAME = re.compile(r"\b([A-Za-z][A-Za-z-]+)[ \t]+(\d{1,3})\b(?![.,:/]\d)")
+#: Words before a number that make it an amount or a date, not a name's number.
+_NOT_NAMING = frozenset(
+    """at on in of to by for from the and or was were is are be been has had have under
+    over about after before within until till than with only just nearly around some all
+    top last first next every each per about""".split()
+)
+
+
+def _numbered_names(content: str, values: Sequence[Value]) -> list[tuple[str, re.Pattern[str]]]:
+    """The names with a number the claim says ("Pier 1", "Span 2"), each as a term and the
+    pattern that finds it in a row ("Element: Pier 1"; not "Pier 10")."""
+    numbers = {v.span for v in values if v.kind == "number"}
+    out = []
+    for m in _NUMBERED_NAME.finditer(content):
+        word, number = m.group(1), m.group(2)
+        if word.casefold() in _NOT_NAMING or m.span(2) not in numbers:
+            continue
+        pattern = re.compile(rf"\b{re.escape(word)}[ \t_-]?{number}\b(?![.,:/]\d)", re.I)
+        out.append((f"{word.casefold()} {number}", pattern))
+    return out
+
+
 def row_check(content: str, values: Sequence[Value], source_text: str) -> RowCheck:
     """Check a claim against the rows of its routed source (see the module docstring).
 
@@ -371,8 +440,16 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             if v.kind != "identifier" and (v.kind != "text" or any(c.isdigit() for c in v.text))
         ],
     )
-    terms = content_terms(named)
-    row_terms = [content_terms(r) for r in rows]
+    terms = set(content_terms(named))
+    row_terms = [set(content_terms(r)) for r in rows]
+    # a name with a number ("Pier 1", "span 2"): the pair names the rows that hold it, so
+    # "Pier 1 was assessed at severity 4" is the Pier 1 row's claim, not the row holding 4
+    for pair, pattern in _numbered_names(content, values):
+        holders = [i for i, r in enumerate(rows) if pattern.search(r)]
+        if holders:
+            terms.add(pair)
+            for i in holders:
+                row_terms[i].add(pair)
     cand_terms = [row_terms[i] for i in candidates]
     common = set.intersection(*cand_terms) if cand_terms else set()
     distinctive = {t for t in terms if any(t in rt for rt in cand_terms)} - common

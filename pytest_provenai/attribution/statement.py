@@ -86,6 +86,7 @@ __all__ = [
     "Resolution",
     "Span",
     "find_spans",
+    "heads_a_tool",
     "listing_of",
     "names_a_source_noun",
     "resolve",
@@ -168,6 +169,7 @@ PHRASES: dict[str, str] = {
     "web page": "search",
     "price list": "document",
     "practice direction": "document",
+    "image description": "metadata",
 }
 
 #: Modifiers that mark a family whatever the head ("online sources", "news reports").
@@ -179,6 +181,9 @@ MARKERS: dict[str, str] = {
     "press": "search",
     "media": "search",
     "google": "search",
+    "yelp": "search",
+    "tripadvisor": "search",
+    "trustpilot": "search",
     "newspaper": "search",
     "gazette": "search",
     "echo": "search",
@@ -408,7 +413,8 @@ def _np_words(phrase: str) -> list[str]:
     """Lower-cased content words of a noun phrase, determiners and possessive marks cut,
     ``of`` kept as a separator."""
     out: list[str] = []
-    for m in re.finditer(r"[^\W_](?:[\w\-]|&(?=[^\W_]))*", phrase.replace("’", "'")):
+    # "4.2" stays one word: a section or version number is no two numbers
+    for m in re.finditer(r"[^\W_](?:[\w\-]|&(?=[^\W_])|\.(?=\d))*", phrase.replace("’", "'")):
         w = m.group(0).lower()
         if w in ("the", "a", "an", "this", "that", "these", "those", "your", "our", "its"):
             continue
@@ -462,6 +468,8 @@ def _head(piece: str) -> str:
     words = piece.split()
     if len(words) > 2 and any(ch.isdigit() for ch in words[-1]) and words[-2] in _VERSION_WORDS:
         words = words[:-2]  # "formulary rev 4.2", "policy doc version 5": the thing versioned
+    elif len(words) > 1 and re.fullmatch(r"\d+(?:\.\d+)+", words[-1]):
+        words = words[:-1]  # "SOP 2.3": a numbered part of the thing
     if len(words) > 1 and any(ch.isdigit() for ch in words[-1]) and words[-2] in _PART_NOUNS:
         return words[-2]
     return words[-1]
@@ -487,6 +495,15 @@ def names_a_tool(noun_phrase: str, tools: Mapping[str, str]) -> bool:
         if own and len(words) >= 2 and words[-1] == own[-1]:
             return True
     return False
+
+
+def heads_a_tool(word: str, tools: Mapping[str, str]) -> bool:
+    """Whether a lexicon noun on its own is the last word of a tool's name ("log" for
+    ``get_trip_log``, "register" for ``query_tpo_register``): with no determiner it names
+    that tool before a content verb ("log has J. Tregear on deck"); "page" for no tool
+    stays a fact's noun ("Page limit for bundles: 200")."""
+    head = singular(_EXPAND.get(word.lower(), word.lower()))
+    return head in _LEXICON_NOUNS and any((_tool_words(tool) or [""])[-1] == head for tool in tools)
 
 
 def names_a_source_noun(noun_phrase: str) -> bool:
@@ -568,8 +585,13 @@ def resolve(
     noun_phrase: str,
     tools: Mapping[str, str],
     listing: Listing | None = None,
+    *,
+    named: bool = False,
 ) -> Resolution:
-    """The tool or family ``noun_phrase`` names (see the module docstring for the order)."""
+    """The tool or family ``noun_phrase`` names (see the module docstring for the order).
+    ``named``: the phrase is a source beyond doubt (after "according to", "per", before
+    "says"), so its head is matched against the tools' descriptions whatever it is ("per
+    the approval" → the tool that returns "the CASA area approval")."""
     words = _np_words(noun_phrase)
     if not words:
         return Resolution(reason="unresolved_phrase")
@@ -603,7 +625,7 @@ def resolve(
     names = {t: set(w) for t, w in ordered.items()}
     # a description names what a tool returns ("honey harvest weights"): only a phrase
     # headed by a source noun ("the harvest table") is matched against it
-    described = any(singular(h) in _SOURCE_HEADS for h in heads)
+    described = named or any(singular(h) in _SOURCE_HEADS for h in heads)
     desc = {
         t: {singular(w) for w in _np_words(d)} - _TOOL_VERBS
         for t, d in (listing.descriptions if listing is not None and described else ())
@@ -690,7 +712,7 @@ _LOOKED_VERBS = (
     r"|had\s+a\s+(?:quick\s+)?look\s+at)"
 )
 _WEAK_CUE = re.compile(
-    r"\b(?P<cue>in|from|under|on|within|based\s+on|looking\s+at|checking|consulting|"
+    r"\b(?P<cue>in|from|under|on|off|within|based\s+on|looking\s+at|checking|consulting|"
     rf"(?:(?:i|we|i've|we've|i\s+have|we\s+have)\s+)?{_LOOKED_VERBS}|going\s+off|"
     r"(?:confirmed|reported|shown|recorded|backed\s+up|supported|borne\s+out|indicated|"
     r"listed|stated|noted|given|returned)\s+by(?!\s+reference)|"
@@ -700,6 +722,17 @@ _WEAK_CUE = re.compile(
 )
 #: A frame that a source closes with "that": "It has been confirmed from the shipments
 #: database that …", "It is recorded in the batch record that …".
+#: A participle of entering just before "in"/"on" ("listed in the register on the B4172").
+_ENTERED = re.compile(
+    r"\b(?:listed|recorded|logged|entered|noted|registered|written)[ \t]+$", re.IGNORECASE
+)
+#: The part of a source a weak cue cites before its comma ("Under the procedures at 6.5,").
+_CITED_PART = re.compile(
+    r"[ \t]+(?:at|in|under)[ \t]+(?:(?:section|para(?:graph)?|clause|rule|s\.?|§)[ \t]*"
+    r"\d[\d.]*[a-z]?|\d+(?:\.\d+)+)(?=[ \t]*,)",
+    re.IGNORECASE,
+)
+"""A bare number is no part ("From the ledger in 2023, …": the year is the claim's)."""
 _CONFIRMED = re.compile(
     r"\b(?:confirmed|recorded|noted|shown|stated|established|documented|indicated|verified"
     r"|evident|clear|apparent)[ \t]*$",
@@ -755,7 +788,7 @@ _COUNT_WORDS = frozenset(
 #: Adverbs that may stand between a source and its reporting verb.
 _ADVERBS = frozenset(
     "also still now clearly only even just already actually currently simply always usually "
-    "normally definitely further".split()
+    "normally definitely further itself".split()
 )
 #: Spoken fillers before a clause's source ("um the vet log has …", "okay so the stock sheet
 #: has …"): skipped, they are no part of its noun phrase.
@@ -939,7 +972,7 @@ def _names_a_thing(text: str, tokens: list[Token], words: list[Token]) -> bool:
 #: A source named as the label of a note: "Appeals db: …", "Local news search -> …" (two or
 #: more words before a colon or an arrow at the start of the claim).
 _LABEL = re.compile(
-    r"^[ \t]*(?:[-*•][ \t]+)?(?P<np>[^\W\d_][\w'’./-]*(?:[ \t]+[\w'’./-]+){1,5}?)"
+    r"^[ \t]*(?:[-*•][ \t]+)?(?P<np>[^\W\d_][\w'’./-]*(?:[ \t]+[\w'’./-]+){0,5}?)"
     # the time or section of the note it labels ("Learner test log 16:55: …", "Main pool
     # test log, 12:15: …", "Our operating procedures, s4 v4.1: …")
     r"(?:,?[ \t]+(?:\d{1,2}:\d{2}|[svSV]?\d[\w.]*))*"
@@ -957,6 +990,12 @@ _CITED = re.compile(
 _SAYS_AFTER = re.compile(
     r"[ \t]*[,;—–][ \t]*(?:says|said|states|stated|notes|noted|reads)[ \t]+"
     r"(?P<np>[^\W\d_][^,;!?]{0,50}?)[ \t]*[.!]?[ \t]*$",
+    re.IGNORECASE,
+)
+#: A numbered part of a source closing the claim: "…, clause 3.3 of our terms."
+_PART_OF = re.compile(
+    r"[ \t]*[,;—–][ \t]*(?P<np>(?:clause|section|para(?:graph)?|rule|page|item|s\.?|§)"
+    r"[ \t]*\d[\w.]*[ \t]+(?:of|in)[ \t]+(?P<src>[^\W\d_][^,;!?]{0,50}?))[ \t]*[.!]?[ \t]*$",
     re.IGNORECASE,
 )
 #: A source that is clear on the fact: "the policy is crystal clear that …".
@@ -1023,14 +1062,18 @@ def _opening_source(
 
 
 def find_spans(
-    text: str, names_source: NamesSource, names_tool: NamesSource | None = None
+    text: str,
+    names_source: NamesSource,
+    names_tool: NamesSource | None = None,
+    names_last: NamesSource | None = None,
 ) -> list[Span]:
     """Every attribution phrase of ``text`` by shape (see the module docstring), in text
     order, not overlapping. ``names_source(noun_phrase)`` says whether a noun phrase names
     a source (weak cues and content verbs need one; the resolver decides);
     ``names_tool(noun_phrase)`` whether it names one of the trace's tools by its name
     (:func:`names_a_tool`), which a weak cue, a content verb or a label may stand on as on a
-    source noun."""
+    source noun; ``names_last(word)`` whether a bare source noun is the head of a tool's
+    name (:func:`heads_a_tool`), which lets it stand with a content verb ("log has …")."""
     out: list[Span] = []
 
     def source_noun(noun: str) -> bool:
@@ -1119,6 +1162,15 @@ def find_spans(
     says = _SAYS_AFTER.search(text)
     if says is not None:
         closing_source(says, says.start(), says.end(), "cue_before")
+    # "no booze at sea, clause 3.3 of our terms": a part of a source closes the claim
+    part_of = _PART_OF.search(text)
+    if (
+        part_of is not None
+        and source_noun(part_of.group("src"))
+        and names_source(part_of.group("src"))
+    ):
+        # the source after "of" names one itself ("section 114 of the stadium" does not)
+        closing_source(part_of, part_of.start(), part_of.end(), "cue_before")
     # "the policy is (crystal) clear that …": the noun phrase and its judgement go
     for clear in _CLEAR.finditer(text):
         closing_source(clear, clear.start("np"), clear.end(), "verb_after")
@@ -1135,14 +1187,19 @@ def find_spans(
             and np[-1][2] == words[-1][2]
             and not any(_is_verb(np, k) for k in range(1, len(np)))
         )
-        resolved = longest_resolving(np) if len(np) >= 2 and whole and not title else None
+        # a time or section after the name stays the claim's ("… log 16:55: …")
+        numbered = label.group(0)[label.end("np") - label.start() :].strip(" \t:,")
+        # one word labels only with its section ("Procedures, 3.5: …"; "Note: …" is none)
+        single = len(np) == 1 and bool(numbered) and singular(np[0][0]) in _STRONG_NOUNS
+        named = (len(np) >= 2 or single) and whole and not title
+        resolved = longest_resolving(np) if named else None
         if resolved is not None and (
             _names_strongly(phrase(resolved))
             or (names_tool is not None and names_tool(phrase(resolved)))
         ):
-            # a time or section after the name stays the claim's ("… log 16:55: …")
-            numbered = label.group(0)[label.end("np") - label.start() :].strip(" \t:,")
-            add(0, resolved[-1][2] if numbered else label.end(), resolved, "label", True)
+            # a one-word label's number is its own ("Record 2: …", "Procedures, 3.5: …")
+            keep = numbered and not single
+            add(0, resolved[-1][2] if keep else label.end(), resolved, "label", True)
     for m in _WEAK_CUE.finditer(text):
         following = _tokens(text, m.end())
         if following and _AMOUNT_WORD.fullmatch(following[0][0]):
@@ -1153,14 +1210,21 @@ def find_spans(
         if cue == "on" and re.match(r"file\b", text[m.end() :], re.IGNORECASE):
             continue  # "two appeals on file": recorded, no source named
         opens = _OPENS_CLAIM.fullmatch(text, 0, m.start()) is not None
-        if cue == "by" and not opens:
-            continue  # "signed by the manager": an agent; "By the house rules, …": a source
+        if cue == "off" and re.match(r"the[ \t]+(?:record|books)\b", text[m.end() :], re.I):
+            continue  # "off the record", "off the books": idioms
+        if cue in ("by", "off") and not opens:
+            # "signed by the manager": an agent; "By the house rules, …", "Off the EXIF it's
+            # …": a source
+            continue
         looked = _LOOKED.match(cue) is not None
-        closing = _closing(text, resolved[-1][2])[1] if resolved else ""
+        # "Under the procedures at 6.5, …": the part cited goes with its source
+        cited = _CITED_PART.match(text, resolved[-1][2]) if resolved else None
+        np_end = cited.end() if cited else resolved[-1][2] if resolved else 0
+        closing = _closing(text, np_end)[1] if resolved else ""
         opener = (
             _opening_source(text, words, following, names_source, source_noun)
             if not closing
-            and cue in ("in", "on", "under", "by", "from")
+            and cue in ("in", "on", "under", "by", "from", "off")
             and opens
             and words
             and _named_source(text, m.end(), phrase(words))
@@ -1173,7 +1237,7 @@ def find_spans(
             continue
         if resolved is None or not (looked or source_noun(phrase(resolved))):
             continue  # "I checked the invoice": the verb says it is a source
-        end, closing = _closing(text, resolved[-1][2])
+        end, closing = _closing(text, np_end)
         that = _THAT.match(text, resolved[-1][2])
         if not closing and that is not None and _CONFIRMED.search(text, 0, m.start()):
             # "It has been confirmed from the shipments database that …": the source and its
@@ -1202,9 +1266,14 @@ def find_spans(
                 end, closing = framed.end(), ","
         if not closing and cue in ("in", "on"):
             as_follows = re.compile(r"[ \t]+as\b").match(text, resolved[-1][2])
-            if as_follows is not None and _named_source(text, m.end(), phrase(resolved)):
+            entered = _ENTERED.search(text, 0, m.start()) is not None
+            if (as_follows is not None or entered) and _named_source(
+                text, m.end(), phrase(resolved)
+            ):
                 # "VX-226 is listed in the fleet table as due": the phrase goes, "as" stays;
-                # with no determiner, name or owner it is an idiom ("on notice as GBP 303")
+                # with no determiner, name or owner it is an idiom ("on notice as GBP 303");
+                # "Six structures are listed in the register on the B4172": a participle of
+                # entering says the phrase is where the fact is written
                 lead = re.search(r"[ \t]*$", text[: m.start()])
                 start = lead.start() if lead else m.start()
                 add(start, resolved[-1][2], resolved, "weak_cue", False)
@@ -1247,6 +1316,11 @@ def find_spans(
         if not tokens:
             continue
         skip = 1 if tokens[0][0] in _DETERMINERS else 0
+
+        def up_to(i: int, tokens: list[Token] = tokens) -> bool:
+            """ "allows up to two dogs": an amount's bound, no phrasal verb ("sets up")."""
+            return tokens[i][0] == "up" and i + 1 < len(tokens) and tokens[i + 1][0] == "to"
+
         chosen: tuple[list[Token], int, int, bool] | None = None
         fallback: tuple[list[Token], int, int, bool] | None = None
         for k in range(skip + 1, min(len(tokens), skip + MAX_NP_WORDS + 2)):
@@ -1262,11 +1336,22 @@ def find_spans(
                     break
                 continue
             nxt = tokens[k + width][0] if k + width < len(tokens) else ""
+            # "the loan record shows", "Inspection Record IR-2291 states": a source noun
+            # before a verb (its identifier between) is a noun
+            named_next = (
+                k + width + 1 < len(tokens)
+                and any(ch.isdigit() for ch in nxt)
+                and bool(_is_verb(tokens, k + width + 1))
+            )
             if (
-                (nxt and _is_verb(tokens, k + width) and singular(tokens[k][0]) in _SOURCE_NOUNS)
+                (
+                    nxt
+                    and (_is_verb(tokens, k + width) or named_next)
+                    and singular(tokens[k][0]) in _SOURCE_NOUNS
+                )
                 or (tokens[k][0] in ("show", "shows", "showed", "shown") and nxt == "as")
                 or nxt in _BE
-                or (width == 1 and nxt in ("up", "off", "out", "down"))
+                or (width == 1 and nxt in ("up", "off", "out", "down") and not up_to(k + 1))
                 or (tokens[k][0] in ("has", "have", "had") and nxt == "been")
             ):
                 continue  # "the loan record shows": "record" is a noun; "the show is"
@@ -1295,8 +1380,11 @@ def find_spans(
                 and skip == 0
                 and len(words) == 1
                 and singular(words[0][0]) not in _STRONG_NOUNS
+                and not (names_last is not None and names_last(words[0][0]))
             ):
-                break  # "Page limit for …": a bare weak noun and a verb name no source
+                # "Page limit for …": a bare weak noun and a verb name no source; "log has
+                # J. Tregear on deck" names get_trip_log by its head
+                break
             if names_source(noun) and (say or source_noun(noun)):
                 chosen = (words, k, width, say)
                 break

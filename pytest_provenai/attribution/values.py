@@ -403,6 +403,8 @@ _NOT_UNITS = frozenset(
     bag bags point points hand hands link links pole poles chain chains rod rods shot shots
     """.split()
 )
+#: Units in capitals that are not their lower-case letters ("NM" is no nanometre).
+_SHOUTED = {"NM": "nmi", "KT": "knot", "KTS": "knot"}
 #: Fraction words after a smaller count: a share ("three quarters" = 75 %).
 _SHARES = {
     w: n
@@ -630,6 +632,8 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
     unit = re.sub(r"^(?:°\s?)?F$", "degF", unit)
     unit = re.sub(r"\s+an?\s+", " / ", unit)
     unit = re.sub(r"\s+per\s+", " / ", unit)
+    # a ground sample distance ("2.5 cm/px"): a length on the ground per pixel of the image
+    unit = re.sub(r"\s*/\s*(?:px|pixels?)$", "", unit, flags=re.IGNORECASE)
     if not unit or unit.split()[0].casefold() in _NOT_UNITS:
         return None
     if unit.casefold() == "ppl":  # the milk and fuel trades' pence per litre
@@ -657,6 +661,10 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
         q = ureg.Quantity(number, ureg.parse_units(unit))
         base = q.to_base_units()
     except Exception:  # an unknown word: not a unit
+        if re.fullmatch(r"[A-Z]{2,4}", unit):
+            # a unit in capitals ("330FT AGL", "WI 5NM", "12 KG"): the unit it shouts,
+            # nautical miles and knots as aviation and the sea write them
+            return _quantity(number, _SHOUTED.get(unit, unit.lower()))
         singular = unit[:-1] if unit.endswith("s") else None
         if not singular:
             return None
@@ -1134,6 +1142,7 @@ _BOUNDS = (
     (
         "~",
         r"about|around|roughly|approximately|approx\.?|nearly|almost|some|circa|just\s+over"
+        r"|call\s+it"
         r"|just\s+under|close\s+to|(?:a\s+(?:bit|little|touch|shade)|just|slightly)\s+"
         r"(?:over|under|more\s+than|less\s+than|above|below)|just\s+shy\s+of",
     ),
@@ -1259,7 +1268,10 @@ def _filler(v: Value, text: str) -> bool:
     return (
         after.startswith(" of")
         or after.startswith("'s")
-        or re.search(r"\b(?:that|this|which|another|each|any|every)\s+$", before) is not None
+        or re.search(
+            r"\b(?:that|this|which|another|each|any|every|no|next|last|other|new|old)\s+$", before
+        )
+        is not None
         or re.search(rf"\b(?:a|an|the)\s+(?:(?!{_NOT_MODIFIERS}\s)[\w'’-]+\s+){{1,3}}$", before)
         is not None
     )
@@ -1340,7 +1352,7 @@ def _within(a: Value, b: Value) -> bool:
     return (
         a.bound in (">=", "<=")
         and b.bound not in opposite
-        and abs(y - x) <= 1e-9 * max(1.0, abs(x))
+        and (abs(y - x) <= 1e-9 * max(1.0, abs(x)) or _nautical(a, b))
     )
 
 
@@ -1364,11 +1376,30 @@ def _coordinate(bare: str, span: tuple[int, int]) -> Value | None:
     return Value(bare, "coordinate", (axis, sign * degrees, tolerance), True, span)
 
 
+def _signs_agree(a: Value, b: Value) -> bool:
+    """Whether claim value ``a`` and evidence value ``b`` have one sign: "-5 °C" is no 5 °C,
+    "-88.0" no 88.0, a balance of $120 no "-$120.00"; only an amount of money that the claim
+    says came back ("one refund: $120") is a ledger's bare "-120.00"."""
+    if _negative(a) == _negative(b):
+        return True
+    return (
+        a.kind == "quantity"
+        and str(a.key[1]).startswith("[currency")
+        and not _negative(a)
+        and b.kind == "number"
+        and _REFUNDED.search(a.lead) is not None
+    )
+
+
+#: Words before an amount that say it was paid back ("one refund: $120 back to Gus").
+_REFUNDED = re.compile(r"\b(?:refund\w*|repaid|reimburs\w*|credited|paid\s+back)\b", re.I)
+
+
 def _same(a: Value, b: Value) -> bool:
     """Whether evidence value ``b`` states claim value ``a`` (a pound amount as mass or as
     GBP; within ``a``'s bound when it has one)."""
-    if a.kind in _SIGNED and b.kind in _SIGNED and _negative(a) != _negative(b):
-        return False  # "-5 °C" is no 5 °C, "-88.0" no 88.0
+    if a.kind in _SIGNED and b.kind in _SIGNED and not _signs_agree(a, b):
+        return False
     if a.bound is not None:
         return _within(a, b)
     sa, sb = _sterling(a), _sterling(b)
@@ -1407,6 +1438,31 @@ _AGE_GROUP = re.compile(r"u(\d{1,2})")
 
 #: Kinds whose number a minus sign before it negates (:func:`_negative`).
 _SIGNED = frozenset({"number", "quantity"})
+
+
+def _nautical(a: Value, b: Value) -> bool:
+    """Whether "nm" on one side and "NM" (nautical miles) on the other are one distance
+    ("within 5 nm" against "WI 5NM")."""
+    if a.kind != "quantity" or b.kind != "quantity":
+        return False
+    units = {str(a.key[3]).casefold(), str(b.key[3]).casefold()}
+    return units == {"nm", "nmi"} and a.key[2] == b.key[2]
+
+
+def _whole_units_of(a: Value, b: Value) -> bool:
+    """Whether duration ``a``, a whole number of one unit ("56 min", "2 hours"), is
+    duration ``b`` written in two parts ("56 min 07 s", "2 h 20 min", "56:07") with the
+    smaller part dropped: "56 min" is 56 min 07 s, "57 min" is not 56 min 40 s."""
+    if a.key[1] != "[time]" or b.key[1] != "[time]" or not float(a.key[2]).is_integer():
+        return False
+    if not re.fullmatch(r"\d+", a.text.split()[0]) or not _TWO_PARTS.fullmatch(b.text):
+        return False
+    unit = float(a.key[0]) / float(a.key[2]) if a.key[2] else 0.0
+    return unit > 0 and 0 <= float(b.key[0]) / unit - float(a.key[2]) < 1
+
+
+#: A duration written in two parts: "56 min 07 s", "2 h 20 min", "56:07".
+_TWO_PARTS = re.compile(r"\d+[ \t]*[a-z]+\.?[ \t]+\d+[ \t]*[a-z]+\.?|\d+:\d\d", re.I)
 
 
 def _same_as_written(a: Value, b: Value) -> bool:
@@ -1463,9 +1519,13 @@ def _same_as_written(a: Value, b: Value) -> bool:
             shown = re.search(r"\d+(?:\.(\d+))?", b.text)
             places = len(shown.group(1) or "") if shown else 0
             return bool(abs(ka[2] - kb[2]) <= 0.5 * 10.0**-places + 1e-9)
+        if _nautical(a, b):
+            return True
         if b.kind == "quantity":
             # relative: base units may be tiny ("5 ml" is 5e-6 m³, "532 nm" 5.32e-7 m)
-            return bool(ka[1] == kb[1] and abs(ka[0] - kb[0]) <= 1e-6 * abs(kb[0]) + 1e-300)
+            if ka[1] == kb[1] and abs(ka[0] - kb[0]) <= 1e-6 * abs(kb[0]) + 1e-300:
+                return True
+            return _whole_units_of(a, b)
         return False
     if a.kind == "number":
         if b.kind == "number":
@@ -1605,13 +1665,26 @@ def _near(number: float, claimed: float, bound: str | None) -> bool:
     return abs(number - claimed) <= 1e-6 * max(1.0, abs(claimed))
 
 
-def _in_header_unit(v: Value, have: Sequence[Value], folded_evidence: str) -> bool:
+def _signed(v: Value) -> Value:
+    """Quantity ``v`` with the minus sign written before it: a sign matters once a unit
+    has an offset ("-95.2 C" is 178 K)."""
+    if not _negative(v):
+        return v
+    signed = _quantity(-float(v.key[2]), str(v.key[3]))
+    return v if signed is None else replace(v, key=signed)
+
+
+def _in_header_unit(
+    v: Value, have: Sequence[Value], folded_evidence: str, texts: Sequence[str]
+) -> bool:
     """Whether the evidence states quantity ``v`` as a number under a field or column whose
     name ends in a unit of its dimension ("2 litres" against ``volume_ml: 2000``, "an hour
-    and a half" against ``duration_min | 90``)."""
-    if _negative(v):  # a sign matters once a unit has an offset ("-95.2 C" is 178 K)
-        signed = _quantity(-float(v.key[2]), str(v.key[3]))
-        v = v if signed is None else replace(v, key=signed)
+    and a half" against ``duration_min | 90``); not in a table with columns named by a
+    unit, which :func:`_in_unit_field` read cell by cell ("Spans | 1" beside "Length (m)"
+    states no length)."""
+    if any(_unit_columns(text) for text in texts):
+        return False
+    v = _signed(v)
     own = _to_base(str(v.key[3]))
     for one in _named_units(folded_evidence, attached=True):
         header = _to_base(one[3])
@@ -1640,7 +1713,9 @@ _WEIGHED = re.compile(r"\b(?:weigh\w*|heav\w*|mass)\b", re.IGNORECASE)
 #: value).
 _FIELD_NUMBER = re.compile(
     r"(?m)\"?([A-Za-z][\w ()/-]{0,40}?)\"?[ \t]*[:=][ \t]*\"?(-?\d+(?:,\d{3})*(?:\.\d+)?)\"?"
-    r"[ \t]*(?=[,}\]\r\n]|$)"
+    # the value ends the field: a separator, the line's end, or the next field's key (a
+    # premise joins a record's lines with spaces: "age: 12 y bodyweight_kg: 3.9 owner: …")
+    r"(?=[ \t]*(?:[,;}\]\r\n]|$)|[ \t]+[A-Za-z][\w()/-]*:)"
 )
 
 
@@ -1659,20 +1734,32 @@ _JSON_VALUE = re.compile(
 )
 
 
+def _table_rows(text: str) -> list[list[str]]:
+    """The cells of a pipe table's or a CSV's lines, the header first; [] for other text."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    piped = [ln for ln in lines if "|" in ln and not re.fullmatch(r"[\s|:+-]+", ln)]
+    if len(piped) >= 2:
+        return [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in piped]
+    if _csv_like(text):
+        return list(csv.reader([ln for ln in lines if "," in ln]))
+    return []
+
+
+@lru_cache(maxsize=1024)
+def _unit_columns(text: str) -> bool:
+    """Whether ``text`` is a pipe table or a CSV with a column named by a unit ("Length
+    (m)"): its numbers are then read column by column (:func:`_in_unit_field`)."""
+    rows = _table_rows(text)
+    return bool(rows) and any(_unit_of(h) for h in rows[0])
+
+
 @lru_cache(maxsize=4096)
 def _unit_cells(text: str) -> tuple[tuple[str, str], ...]:
     """(unit, number as written) for each number of ``text`` that a field or a table column
     names the unit of: ``key: value`` and JSON fields, the cells under a pipe table's or a
     CSV's header (read once per text: every quantity of every claim asks)."""
     out = [(_unit_of(m.group(1)), m.group(2)) for m in _FIELD_NUMBER.finditer(text)]
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    piped = [ln for ln in lines if "|" in ln and not re.fullmatch(r"[\s|:+-]+", ln)]
-    if len(piped) >= 2:
-        rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in piped]
-    elif _csv_like(text):
-        rows = list(csv.reader([ln for ln in lines if "," in ln]))
-    else:
-        rows = []
+    rows = _table_rows(text)
     if rows:
         units = [_unit_of(h) for h in rows[0]]
         named = [h.strip().casefold() for h in rows[0]]
@@ -1696,6 +1783,7 @@ def _in_unit_field(v: Value, texts: Sequence[str]) -> bool:
     """Whether quantity ``v`` is a number of the evidence in the unit its field or column
     names (:func:`_unit_cells`): that field's or column's numbers only, not any number of the
     output ("two hours" against a ``mins`` column holding 120, not against a count of 2)."""
+    v = _signed(v)
     own = _to_base(str(v.key[3]))
     if own is None:
         return False
@@ -1971,18 +2059,16 @@ def match_values(
             same_dim = any(b.kind == "quantity" and b.key[1] == v.key[1] for b in have)
             if same_dim:
                 # "BW 31.4 kg" against ``bodyweight_kg: 31.4`` beside "0.2 mg/kg"
-                present = _in_header_unit(v, have, folded)
+                present = _in_header_unit(v, have, folded, texts)
             else:
                 present = any(
-                    b.kind == "number"
-                    and _near(b.key, v.key[2], v.bound)
-                    and _negative(b) == _negative(v)
+                    b.kind == "number" and _near(b.key, v.key[2], v.bound) and _signs_agree(v, b)
                     for b in have
                 )
                 own_named, other_named = _header_units(v, folded) if present else (False, False)
                 # "9,860 miles" against a column "odometer_km | 9,860": another unit's number
                 other_unit = present and other_named and not own_named
-                converted = _in_header_unit(v, have, folded)
+                converted = _in_header_unit(v, have, folded, texts)
                 if other_unit and not converted:
                     out.append(ValueMatch(v, False, True))
                     continue
