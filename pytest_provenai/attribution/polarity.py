@@ -196,8 +196,9 @@ def _claim_sentences(claim: str, unit: str) -> str:
     """The sentences of a prose ``unit`` that share most content words with ``claim`` (the
     whole unit when it has one sentence or none shares a word): a "not" two sentences away
     ("… may run for up to 5 days without vet review") does not negate what the claim
-    repeats ("once daily, 1 mg/kg SC"). Words count, not values: "lot RB-TR-7912, … not in
-    the recall" is about the note "lot not in recall", not the line ``lot_no: RB-TR-7912``."""
+    repeats ("once daily, 1 mg/kg SC"). Words count first, values only among sentences with
+    as many of its words: "lot RB-TR-7912, … not in the recall" is about the note "lot not in
+    recall", not the line ``lot_no: RB-TR-7912``."""
     parts = [p for p in _SENTENCE.split(unit) if p.strip()]
     if len(parts) < 2:
         return unit

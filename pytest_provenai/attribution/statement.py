@@ -8,14 +8,18 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   ``as stated/listed/… in NP``, ``in line with NP``; ``per NP`` only with a determiner, an
   identifier (``per ticket JT-5519``), a tool's name or a strong source noun (``per hour``
   and ``£2 per page`` are rates); anywhere in the text, also sentence-final
-  (``…, according to the lease.``);
+  (``…, according to the lease.``), and a numbered part of a source closing the claim
+  (``…, clause 3.3 of our terms``, when what follows "of" names a source itself);
 * **weak cue** — ``in/from/under/on NP`` counts only when NP resolves to a source and the
   phrase ends at a comma or at the end of the sentence (``Under the lease, …``, ``… listed
   in the fleet table.``): ``published in the paper Nature in 1990`` states nothing; opening
   the claim (spoken fillers and "please note that" aside) ``in/on/under/by/from NP`` needs
   no comma when NP ends on a source noun and a name, pronoun, determiner, number or a
   subject before its verb follows (``In our staff records Lukas is …``, ``By the house
-  rules the GM …``; not ``In the records office Lukas …``); a first-
+  rules the GM …``, ``Off the EXIF it's …``; not ``In the records office Lukas …``, ``off
+  the record``); the part a cue cites may stand before its comma (``Under the procedures at
+  6.5, …``: a part noun or a dotted number, never a bare year); after a participle of
+  entering no comma is needed (``listed in the register on the B4172``); a first-
   person check (``I checked NP and …``, ``I checked NP (…) and …``, ``I've had a look at
   NP for you, and …``, ``I've just pulled up NP and …``, a sentence opening ``Checked NP:
   …`` / ``Looked at NP - …`` / ``Looking at NP for Thursday the 12th, …``) with any NP that
@@ -24,8 +28,11 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   ``lists``, ``returned``, ``turned up``, ``came back with``, ``shows``, ``flags``, …) —
   with any NP — or by a
   content verb (``calls for``, ``recommends``, ``warns``, ``puts``, ``places``, ``has``,
-  ``'s got``, ``reckons``, ``lets``, …) only when NP resolves to a source, an adverb
-  (``still``, ``simply``, ``only``, …) allowed between, spoken fillers (``um``, ``okay so``)
+  ``'s got``, ``reckons``, ``lets``, …) only when NP resolves to a source (a bare weak
+  noun only when it heads a tool's name: ``log has …`` for ``get_trip_log``; a source's
+  section or version and identifier are its own: ``SOP 2.3 allows``, ``Inspection Record
+  IR-2291 states``), an adverb
+  (``still``, ``simply``, ``itself``, …) allowed between, spoken fillers (``um``, ``okay so``)
   before, ``does not`` + a content verb (the negation stays the claim's); a clause opens
   after a comma, a
   colon, a dash, a sentence's end inside the claim ("Not in. Berth database still has …"),
@@ -37,7 +44,8 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   title is a name), before a colon and a space or an arrow (``Appeals db: …``, ``Local
   news search -> …``) whose head is a strong source noun, a multi-word source name or a
   family marker; a time or section between the name and the colon stays the claim's
-  (``Learner test log 16:55: …``).
+  (``Learner test log 16:55: …``); one strong source noun with its section is a label too
+  (``Procedures, 3.5: …``, the section its own).
 
 Resolution of the noun phrase, in order (the first rule that gives one family wins; the rule
 is recorded): **tool name** — the NP is a tool's name, or its head noun is a word of a
@@ -61,7 +69,9 @@ modifier that marks a family (``news``, ``online``, ``web`` → search), then we
 (``report`` → document). A thing found inside a search ("the news item in the search
 results") is the search's, before any of these but the tool's own name. A generic head
 (``sources``, ``data``) with nothing else is
-*generic*; anything else is *unresolved* — never silently a family. The pipeline may then
+*generic*; anything else is *unresolved* — never silently a family (after a strong cue
+or before a present-tense reporting verb the head is matched against the descriptions
+whatever it is, ``named``: "per the approval"). The pipeline may then
 resolve an unresolved NP by sentence-embedding similarity to family descriptions with a
 margin (:data:`FAMILY_DESCRIPTIONS`); that needs a model, so it is not here.
 
