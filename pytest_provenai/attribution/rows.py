@@ -15,6 +15,8 @@ co-occur in one row; a value that only another row holds is not support.
   (``Item  Unit  Price`` over ``----  ----  -----``); the rows under the rule, up to a blank
   line, cut where the groups start, are written like a pipe table's rows; other lines (a
   title, a note) are records of their own;
+* **numbered search results** — ``1. Title | Publisher`` with its address, date and
+  snippet on indented lines: each result a record (numbered one-line paragraphs stay prose);
 * **``key: value`` blocks** — records separated by a blank line, or by the first key
   coming round again;
 * **a CSV under a ``key: value`` block** and a blank line — the block is a record said of
@@ -24,7 +26,8 @@ Prose (anything else) gives ``None``: it is checked as a whole, as before.
 
 :func:`row_check` finds the claim's row — the record holding most of the claim's
 *distinctive* terms (terms some records have and others do not: the entity), then most of
-its values — and reports which of the claim's values that row lacks and which of those
+its values; a name with a number the rows hold, "Pier 1", names its row like a word — and
+reports which of the claim's values that row lacks and which of those
 another row holds (a value taken from another row). Some records are said of every row: a
 table's caption, a JSON object's own fields around its list of records, a ``key: value``
 document's title; a totals line's value counts for a claim that names it by its label
@@ -393,7 +396,7 @@ _NUMBERED_NAME = re.compile(r"\b([A-Za-z][A-Za-z-]+)[ \t]+(\d{1,3})\b(?![.,:/]\d
 _NOT_NAMING = frozenset(
     """at on in of to by for from the and or was were is are be been has had have under
     over about after before within until till than with only just nearly around some all
-    top last first next every each per about""".split()
+    top last first next every each per""".split()
 )
 
 
