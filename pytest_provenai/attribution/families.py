@@ -25,6 +25,7 @@ from typing import Any
 
 from pytest_provenai.attribution.statement import (
     HEAD_NOUNS,
+    SPEAKS_NOW,
     Listing,
     Resolution,
     Span,
@@ -86,10 +87,7 @@ class Attribution:
 
 
 #: A reporting verb in the present tense after a source's noun phrase ("says", "shows").
-_SPEAKS_NOW = re.compile(
-    r"\b(?:says|states|notes|lists|mentions|indicates|confirms|shows|suggests|reports|flags)\b",
-    re.IGNORECASE,
-)
+_SPEAKS_NOW = re.compile(rf"\b(?:{'|'.join(sorted(SPEAKS_NOW))})\b", re.IGNORECASE)
 
 
 def find_attribution(

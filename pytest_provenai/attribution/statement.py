@@ -92,6 +92,7 @@ __all__ = [
     "HEAD_NOUNS",
     "MAX_NP_WORDS",
     "RULES",
+    "SPEAKS_NOW",
     "Listing",
     "Resolution",
     "Span",
@@ -264,6 +265,9 @@ _SPEAKS = frozenset(
     "say says state states note notes list lists mention mentions indicate indicates "
     "confirm confirms show shows suggest suggests report reports flag flags".split()
 )
+#: The third person of those: a source speaking now ("the letter confirms"), where "the crew
+#: flagged" may be an agent's past (:func:`.families.find_attribution`).
+SPEAKS_NOW = frozenset(w for w in _SPEAKS if w.endswith("s"))
 #: Words that cannot open what a source says ("the condition reports too").
 _NOT_AN_OBJECT = frozenset("too also as and or either".split()) | frozenset(("",))
 #: Bare forms of content verbs after "does not" ("our SOP does not permit …").
