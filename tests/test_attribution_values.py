@@ -2025,6 +2025,12 @@ def test_thirtieth_round_units_in_capitals_and_rounded_durations() -> None:
     assert present("Gliding within 5 nm of the field.", notam) == [True]
     assert present("Gliding within 6 nm of the field.", notam) == [False]
     assert present("Gliding up to 6,500 ft.", notam) == [True]
+    # only units shout: "MM" is millimetres (no megamolar), "AB" and "US" are no units
+    assert present("The rod is 5 MM thick.", "rod: 5 mm") == [True]
+    assert present("The rod is 5 MM thick.", "rod: 5 cm") == [False]
+    assert present("Fan at 900 RPM.", "fan: 900 rpm") == [True]
+    assert [v.kind for v in read_values("Meet at Gate 4 AB at noon.")] == ["number", "time"]
+    assert present("They paid 200 US dollars.", "paid: $200") == [True]
     # a whole number of minutes is a duration written with its seconds, rounded
     log = "summary: 2 sorties, 56 min 07 s airborne, 2,088 images"
     assert present("56 min airborne all up", log) == [True]

@@ -403,8 +403,16 @@ _NOT_UNITS = frozenset(
     bag bags point points hand hands link links pole poles chain chains rod rods shot shots
     """.split()
 )
-#: Units in capitals that are not their lower-case letters ("NM" is no nanometre).
-_SHOUTED = {"NM": "nmi", "KT": "knot", "KTS": "knot"}
+#: Units written in capitals ("330FT AGL", "WI 5NM", "12 KG") and the unit each shouts:
+#: only these, so "200 US dollars" is no 200 µs and "Gate 4 AB" no area. "NM" is nautical
+#: miles and "KT" knots as aviation and the sea write them; "MM" and "MG" are millimetres
+#: and milligrams, never pint's megamolar and megagauss.
+_SHOUTED = {
+    **{u: u.lower() for u in "FT KM KG CM MIN MINS HR HRS SEC SECS LB LBS OZ GAL YDS".split()},
+    **{"MM": "mm", "MG": "mg", "KW": "kW", "KWH": "kWh", "KMH": "km/h", "HZ": "Hz"},
+    **{"KHZ": "kHz", "MHZ": "MHz"},
+    **{"NM": "nmi", "KT": "knot", "KTS": "knot", "LTR": "l", "LTRS": "l", "RPM": "rpm"},
+}
 #: Fraction words after a smaller count: a share ("three quarters" = 75 %).
 _SHARES = {
     w: n
@@ -656,15 +664,15 @@ def _quantity(number: float, unit_text: str) -> tuple[float, str, float, str] | 
         return (number / parts, "[percent]", 100.0 * number / parts, unit.casefold())
     if unit == "%":
         return (number / 100.0, "[percent]", number, "%")
+    if unit in ("MM", "MG"):  # pint would read megamolar and megagauss
+        unit = _SHOUTED[unit]
     ureg = _registry()
     try:
         q = ureg.Quantity(number, ureg.parse_units(unit))
         base = q.to_base_units()
     except Exception:  # an unknown word: not a unit
-        if re.fullmatch(r"[A-Z]{2,4}", unit):
-            # a unit in capitals ("330FT AGL", "WI 5NM", "12 KG"): the unit it shouts,
-            # nautical miles and knots as aviation and the sea write them
-            return _quantity(number, _SHOUTED.get(unit, unit.lower()))
+        if unit in _SHOUTED:  # a unit in capitals: the unit it shouts
+            return _quantity(number, _SHOUTED[unit])
         singular = unit[:-1] if unit.endswith("s") else None
         if not singular:
             return None
