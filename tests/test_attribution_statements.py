@@ -1097,3 +1097,40 @@ def test_thirtieth_round_shapes_that_name_no_source() -> None:
     ):
         a = find_attribution(text, tools)
         assert a.status != "stated", (text, a)
+
+
+_THIRTY_FIRST_TOOLS = {
+    "query_registers": "database",
+    "get_file_metadata": "metadata",
+    "get_insurance_certificate": "document",
+    "get_penalty_log": "record",
+    "web_search": "search",
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "family"),
+    [
+        # "agrees" and "identifies" report what a source says
+        ("The burial register agrees, giving her burial on 15 Sept. 1878.", "database"),
+        ("Malcolm's photo metadata also identifies Josiah as a carter.", "metadata"),
+        # a certificate is a document, and so is its short form
+        ("our Quadline cert has £5m any one occurrence", "document"),
+        ("Per the insurance certificate, skaters are covered.", "document"),
+        # an export is the source it was exported from
+        ("penalty tracker export has us on 8 pens to their 5", "record"),
+    ],
+)
+def test_thirty_first_round_cue_shapes(text: str, family: str) -> None:
+    a = find_attribution(text, _THIRTY_FIRST_TOOLS)
+    assert (a.status, a.family) == ("stated", family), a
+
+
+def test_thirty_first_round_shapes_that_name_no_source() -> None:
+    for text in (
+        # an export alone names nothing; agreeing people are no source
+        ("Export has grown by 5% this year."),
+        ("The family agrees she was born in 1852."),
+    ):
+        a = find_attribution(text, _THIRTY_FIRST_TOOLS)
+        assert a.status != "stated", (text, a)

@@ -12,6 +12,7 @@ from pytest_provenai.attribution.pipeline import chunks
 from pytest_provenai.attribution.polarity import ANTONYMS, polarity
 from pytest_provenai.attribution.protected import check_values
 from pytest_provenai.attribution.rows import (
+    RowCheck,
     counted,
     listed_count,
     log_other_line,
@@ -2137,3 +2138,116 @@ def test_thirtieth_round_a_name_with_a_number_names_its_row() -> None:
     # a number after a function word is an amount, not a name's number
     counted_ = "At 2 piers the severity was 4."
     assert not row_check(counted_, read_values(counted_), elements).conflict
+
+
+def test_thirty_first_round_values() -> None:
+    # a datetime's seconds are the time's, in either case of "T"
+    for text in ("pob: 2034-11-18T04:38:50", "pob: 2034-11-18t04:38:50"):
+        assert [(v.kind, v.key) for v in read_values(text)] == [("datetime", (2034, 11, 18, 278))]
+    assert present("POB 04:38 on the 18th", "pob: 2034-11-18T04:38:50") == [True, True]
+    # a span of years with its end in two digits
+    assert present("the register for 1850–70", "baptisms 1850-1870") == [True, True]
+    assert present("the register for 1850–75", "baptisms 1850-1870") == [True, False]
+    # degrees and decimal minutes
+    gps = "GPS Latitude : 51 deg 12' 33.40\" N\nGPS Longitude : 1 deg 48' 7.90\" W"
+    assert present("roughly 51°12.6′N, 1°48.1′W", gps) == [True, True]
+    assert present("roughly 51°13.6′N, 1°48.1′W", gps) == [False, True]
+    # a bare hour before "at" after "till" is a time
+    assert present("sun 7 may, 10 till 12 at Tollgate", "7 May, 10:00-12:00") == [True] * 3
+    # a currency code before an amount, and its minus sign
+    ledger = "less deposit received 10/02/2034: GBP -150.00\nbalance due: GBP 545.00"
+    assert present("leaving £545 to pay", ledger) == [True]
+    assert present("leaving £554 to pay", ledger) == [False]
+    assert [v.kind for v in read_values("GBP -150.00")] == ["quantity"]
+    assert present("a balance of £150", ledger) == [False]  # -150 is no balance of 150
+    # pence glued to the number are money
+    assert present("45p per mile", "mileage: £0.45 per mile") == [True]
+    assert present("45p per kilometre", "mileage: £0.45 per mile") == [False]
+    # "min" after a word of time is minutes (a column "temp_min" stays a minimum)
+    trips = "job,dist_mi,dur_min,wait_min\nLC-1,17.9,34,3.5\nLC-2,5.8,20,2.5"
+    assert present("17.9 mi in 34 min, 3.5 min waiting", trips) == [True, True, True]
+    assert present("17.9 km in 34 min", trips) == [False, True]
+    # a bare hour after a time with am/pm: "by 11", "clear 1.49"
+    hall = "Music and PA off by 22:00; the hall vacated by 23:00."
+    assert present("music off by 10pm, everyone out by 11", hall) == [True, True]
+    assert present("music off by 10pm, everyone out by 12", hall) == [True, False]
+    assert present("POB 1.26am, clear 1.49 at 4 Brindle Ct", "pob 01:26, clear 01:49") == [
+        True,
+        True,
+        False,
+    ]
+    for text in ("open at 9am, cost rose by 11", "at 1.30pm, 2.50 each", "at 10pm. By 11, done"):
+        assert read_values(text)[-1].kind == "number", text
+    # "all day", "each" are no units
+    assert [v.kind for v in read_values("sun is tariff 2 all day")] == ["number"]
+    # a review's cases: a margin, a count before "at", a rate in pence per unit, a code
+    # before words, a year with "to", a datetime before a colon
+    assert read_values("At 8pm the home side won by 9.")[-1].kind == "number"
+    assert present("The queue grew from 8 at launch to 40.", "08:00 launch, queue 12") == [
+        False,
+        False,
+    ]
+    assert present("The tariff is 30p/kWh.", "included: 30 kWh; rate 24.5p/kWh") == [False]
+    assert [v.text for v in read_values("cost: GBP twelve")] == ["twelve"]
+    assert [v.kind for v in read_values("Membership rose in 2019 to 42.")] == ["date", "number"]
+    assert [v.kind for v in read_values("2032-08-13 10:00: ok")] == ["datetime"]
+    assert read_values("in 1080p at 60 fps")[0].kind == "identifier"
+    # pence against the number only, in any position; a spaced "p" is no money
+    assert [v.kind for v in read_values("the August average at 40.26p")] == ["quantity"]
+    assert [v.kind for v in read_values("they pay 0.55p for every 0.1")] == ["quantity", "number"]
+    assert [v.kind for v in read_values("pages 10 p 12")] == ["number", "number"]
+
+
+def test_thirty_first_round_rows() -> None:
+    fleet = (
+        "car  reg       seats  plate    mot_due\n"
+        "---  --------  -----  -------  ----------\n"
+        "3    BK81 RDV  4      PH-0613  14/09/2035\n"
+        "7    BK30 HNO  4      PH-0588  02/12/2034\n"
+        "19   BK81 OXC  8      PH-0620  11/06/2035\n"
+        "22   BK30 TTU  4      PH-0597  23/11/2034\n"
+        "31   BK34 WAV  6      PH-0651  09/10/2035\n"
+        "(5 vehicles; plates issued by Brackwater Borough Council)"
+    )
+
+    def check(said: str) -> RowCheck:
+        return row_check(said, read_values(said), fleet)
+
+    # a name with a number finds its row's field ("car 22" of ``car: 22``); each clause's
+    # value is its own name's row's
+    assert not check("MOTs: car 22 23rd Nov, car 7 2nd Dec").conflict
+    assert set(check("MOTs: car 22 2nd Dec, car 7 23rd Nov").other_row) == {"23rd Nov", "2nd Dec"}
+    # ... and a value the claim's row holds, said of a row that lacks it
+    assert check("MOTs: car 22 23rd Nov, car 7 23rd Nov").other_row == ("23rd Nov",)
+    # a value whose clause names no row is said of the rows the other clauses name
+    assert not check("Due in 2034: car 22 on 23rd Nov, car 7 on 2nd Dec").conflict
+    # a count in words after the field that names it is that field's value
+    assert check("Tourneo, car 19, seats six.").other_row == ("six",)
+    assert not check("car 19 seats eight").conflict
+    # a note in brackets under a ruled table is no row
+    assert not check("Car 22 = BK30 TTU, council plate PH-0597.").swapped
+    # a log's lines are no rows to count: nothing bears out "four errors"
+    log = "09:00:01 INFO boot\n09:00:05 INFO ready\n09:02:11 WARN slow\n09:05:40 INFO stop"
+    assert counted("There were four errors.", read_values("There were four errors."), log) == ()
+
+
+def test_thirty_first_round_fields_and_premise() -> None:
+    # a value's own "; " stays in its field: a null field beside it is no negation
+    job = (
+        "job_ref: LC-0430; customer account: None; allocated car: 3; allocated driver: "
+        "Rehana Qadir; complaint: None; notes: SMS sent 2034-11-17T20:00; pax ready early"
+    )
+    assert not polarity("LC-0430: car 3, driver R. Qadir", job).conflict
+    # rows alike in words may crowd the claim's own row out of the premise: a value that
+    # row holds is not missing
+    rows = "\n".join(f"LC-{i:04d},Quay St,{i}.5,{10 + i}" for i in range(1, 10))
+    source = "job,zone,dist_mi,dur_min\n" + rows
+    claim = "Quay St trip: 9.5 mi in 19 min."
+    chunks_ = chunks(source)
+    far = [c for c in chunks_ if "LC-0009" not in c]
+    signals = support_signals(claim, far[:2], source, far[0], [source], structured=True)
+    assert signals.values.missing == ()
+    wrong = support_signals(
+        "Quay St trip: 9.5 mi in 21 min.", far[:2], source, far[0], [source], structured=True
+    )
+    assert wrong.values.missing != () or wrong.conflict is not None

@@ -179,7 +179,15 @@ def _talked_about(claim: str, unit: str) -> str:
     whole unit when none does, or when it is no record): a null ``discount: None`` says
     nothing about a claim on how a bill was settled."""
     # one field a line, or "k: v; k: v" (a JSON object as the chunker writes it)
-    lines = [line for line in re.split(r"\n|;[ \t]+", unit) if line.strip()]
+    lines: list[str] = []
+    for line in unit.split("\n"):
+        for k, piece in enumerate(re.split(r";[ \t]+", line)):
+            if k and lines and field(piece) is None:
+                # a value's own "; " ("notes: SMS sent 20:00; pax ready early") stays in
+                # its field
+                lines[-1] = f"{lines[-1]}; {piece}"
+            elif piece.strip():
+                lines.append(piece)
     # an empty field ("housekeeping_notes:") says nothing and keeps the record a record
     lines = [line for line in lines if not re.fullmatch(r"[^:]{1,60}:\s*", line)]
     if len(lines) < 2 or not all(field(line) for line in lines):

@@ -13,8 +13,9 @@ co-occur in one row; a value that only another row holds is not support.
   another shape (``(3 rows)``) is a record of its own;
 * **plain-text tables ruled by dashes** — a header line over groups of dashes, one a column
   (``Item  Unit  Price`` over ``----  ----  -----``); the rows under the rule, up to a blank
-  line, cut where the groups start, are written like a pipe table's rows; other lines (a
-  title, a note) are records of their own;
+  line, cut where the groups start, are written like a pipe table's rows (a note in
+  brackets under them, ``(7 vehicles; …)``, ends the rows); other lines (a title, a note)
+  are records of their own;
 * **numbered search results** — ``1. Title | Publisher`` with its address, date and
   snippet on indented lines: each result a record (numbered one-line paragraphs stay prose);
 * **``key: value`` blocks** — records separated by a blank line, or by the first key
@@ -26,13 +27,16 @@ Prose (anything else) gives ``None``: it is checked as a whole, as before.
 
 :func:`row_check` finds the claim's row — the record holding most of the claim's
 *distinctive* terms (terms some records have and others do not: the entity), then most of
-its values; a name with a number the rows hold, "Pier 1", names its row like a word — and
-reports which of the claim's values that row lacks and which of those
-another row holds (a value taken from another row). Some records are said of every row: a
-table's caption, a JSON object's own fields around its list of records, a ``key: value``
-document's title; a totals line's value counts for a claim that names it by its label
-("1st of 6 entries" against ``entries 6``). Values the claim lists together ("on 1
-and 2 November") may each be in a row of its own, when those rows say the same of them.
+its values; a name with a number the rows hold, "Pier 1" (or a row's first field, ``car:
+22``), names its row like a word — and reports which of the claim's values that row lacks
+and which of those another row holds (a value taken from another row). A clause that names
+another row ("…, car 7 2nd Dec") speaks of that row for its own values only, and a value of
+the claim's row said in a clause that names another row lacking it is another row's too.
+Some records are said of every row: a table's caption, a JSON object's own fields around
+its list of records, a ``key: value`` document's title; a totals line's value counts for a
+claim that names it by its label ("1st of 6 entries" against ``entries 6``). Values the
+claim lists together ("on 1 and 2 November") may each be in a row of its own, when those
+rows say the same of them.
 Pure Python.
 """
 
@@ -202,7 +206,8 @@ def _ruled_records(lines: list[str]) -> list[str] | None:
     end = at + 1
     while end < len(lines) and lines[end].strip():
         row = cells(lines[end])
-        if sum(bool(c) for c in row) < 2:
+        # a note in brackets under the rows ("(7 vehicles; plates issued by …)") is no row
+        if sum(bool(c) for c in row) < 2 or re.fullmatch(r"[ \t]*\([^()]*\)[ \t]*", lines[end]):
             break
         out.append("\n".join(f"{h}: {c}" for h, c in zip(header, row, strict=True)))
         rows += 1
@@ -379,14 +384,18 @@ def _count_word(v: Value) -> bool:
 
 
 def _counts_field(content: str, v: Value, row: str) -> bool:
-    """Whether a count in words is a cell's value: the word after it names a field of the
-    row ("three crew aboard" of a row with a ``crew`` column), not the rows it counts."""
-    after = content[v.span[1] :].split()[:1]
-    if not after:
-        return False
-    word = after[0].strip(".,;:!?").casefold()
+    """Whether a count in words is a cell's value: the word after it, or the word just
+    before it, names a field of the row ("three crew aboard", "seats six" of a row with a
+    ``crew`` or ``seats`` column), not the rows it counts."""
     keys = {k.split()[-1] for k in _fields(row) if k.split()}
-    return word in keys or word.removesuffix("s") in keys
+    after = content[v.span[1] :].split()[:1]
+    before = content[: v.span[0]].split()[-1:]
+    before = [w for w in before if not re.search(r"[,;.!?]$", w)]  # "…, six of them"
+    for side in (after, before):
+        word = side[0].strip(".,;:!?").casefold() if side else ""
+        if word and (word in keys or word.removesuffix("s") in keys):
+            return True
+    return False
 
 
 #: A word and the number that names it ("Pier 1", "span 2"); the number no part of a
@@ -400,17 +409,26 @@ _NOT_NAMING = frozenset(
 )
 
 
-def _numbered_names(content: str, values: Sequence[Value]) -> list[tuple[str, re.Pattern[str]]]:
-    """The names with a number the claim says ("Pier 1", "Span 2"), each as a term and the
-    pattern that finds it in a row ("Element: Pier 1"; not "Pier 10")."""
+def _numbered_names(
+    content: str, values: Sequence[Value]
+) -> list[tuple[str, re.Pattern[str], tuple[int, int]]]:
+    """The names with a number the claim says ("Pier 1", "Span 2", "car 22"), each as a
+    term, the pattern that finds it in a row ("Element: Pier 1", a first field ``car: 22``;
+    not "Pier 10") and its span in the claim."""
     numbers = {v.span for v in values if v.kind == "number"}
     out = []
     for m in _NUMBERED_NAME.finditer(content):
         word, number = m.group(1), m.group(2)
         if word.casefold() in _NOT_NAMING or m.span(2) not in numbers:
             continue
-        pattern = re.compile(rf"\b{re.escape(word)}[ \t_-]?{number}\b(?![.,:/]\d)", re.I)
-        out.append((f"{word.casefold()} {number}", pattern))
+        # or a row's first field, the column that names its rows (``car: 22``; not
+        # ``grade: 2`` further along: a value, no name)
+        pattern = re.compile(
+            rf"\b{re.escape(word)}[ \t_-]?{number}\b(?![.,:/]\d)"
+            rf"|\A\s*{re.escape(word)}:[ \t]*{number}\b(?![.,:/]\d)",
+            re.I,
+        )
+        out.append((f"{word.casefold()} {number}", pattern, m.span()))
     return out
 
 
@@ -447,10 +465,12 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     row_terms = [set(content_terms(r)) for r in rows]
     # a name with a number ("Pier 1", "span 2"): the pair names the rows that hold it, so
     # "Pier 1 was assessed at severity 4" is the Pier 1 row's claim, not the row holding 4
-    for pair, pattern in _numbered_names(content, values):
+    pairs: list[tuple[str, tuple[int, int]]] = []
+    for pair, pattern, span in _numbered_names(content, values):
         holders = [i for i, r in enumerate(rows) if pattern.search(r)]
         if holders:
             terms.add(pair)
+            pairs.append((pair, span))
             for i in holders:
                 row_terms[i].add(pair)
     cand_terms = [row_terms[i] for i in candidates]
@@ -528,11 +548,41 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             best = max(candidates, key=lambda i: (sum(m.present for m in matches[i]), -i))
             row = rows[best] + totals
     absent = [k for k, m in enumerate(matches[best]) if not m.present]
-    named_too = _clause_rows(content, values, absent, distinctive, row_terms, matches, best)
-    listed = {*_listed_rows(content, values, row_terms, matches, best), *named_too}
-    for i in sorted(listed):
+    named_too = _clause_rows(content, values, absent, distinctive, row_terms, matches, best, pairs)
+    listed = set(_listed_rows(content, values, row_terms, matches, best))
+    blank = cut_values(content, values, keep_offsets=True)
+    # a value whose clause names no row ("Inspections falling due in 2034: …") is said of
+    # the rows the other clauses name
+    unnamed = {k for k in absent if not _names_any(blank, values, k, distinctive, pairs)}
+    for i in sorted(listed | named_too.keys()):
         row += f"\n{rows[i]}"
-        absent = [k for k in absent if not matches[i][k].present]
+        # a row a clause names holds that clause's values only ("car 22 2nd Dec, car 7
+        # 23rd Nov": car 22's row names 22, not the 23rd Nov of car 7's clause)
+        absent = [
+            k
+            for k in absent
+            if not (
+                matches[i][k].present and (i in listed or k in named_too.get(i, ()) or k in unnamed)
+            )
+        ]
+    # a value the claim's row holds, said in a clause whose name with a number names
+    # another row which does not hold it ("car 22 23rd Nov, car 7 23rd Nov": car 7 is due
+    # on 2 Dec)
+    named_off: list[str] = []
+    for k in range(len(values)):
+        start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
+        names = {pair for pair, (a, b) in pairs if start <= a and b <= end} & distinctive
+        clause_terms = content_terms(blank[start:end]) & distinctive | names
+        others = [i for i in range(len(rows)) if names & (row_terms[i] - row_terms[best])]
+        if (
+            k not in absent
+            and others
+            and not any(clause_terms & (row_terms[best] - row_terms[i]) for i in others)
+            and not any(matches[i][k].present for i in others)
+        ):
+            # (a clause that names the claim's row too, "Ada swam 31.2 in lane 3", is the
+            # row's: the other name is the value out of place)
+            named_off.append(values[k].text)
     if entity:
         for i in table_level:
             for k in list(absent):
@@ -571,7 +621,13 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     swapped: list[str] = []
     if distinctive & row_terms[best] and not listed and not counting:
         swapped = _swapped_cells(terms, rows, best, candidates)
-    return RowCheck(True, row, tuple(v.text for v in missing), tuple(other), tuple(swapped))
+    return RowCheck(
+        True,
+        row,
+        tuple(v.text for v in missing) + tuple(named_off),
+        tuple(other) + tuple(named_off),
+        tuple(swapped),
+    )
 
 
 def _in_field_name(v: Value, keys: str) -> bool:
@@ -637,34 +693,75 @@ def _clause_rows(
     row_terms: Sequence[set[str]],
     matches: Sequence[Sequence[ValueMatch]],
     best: int,
-) -> set[int]:
-    """Rows that a clause of the claim names for itself: "Water charge: £9.50; membership:
-    £5." gives each item its amount. A missing value's clause (between commas and
-    semicolons, dashes, "and", "but", "while": "SC-102 is the gala while SC-104 is on
-    sale") that names another row holding the value — by words or identifiers that row has
-    and the claim's row lacks ("… and Delphine Marchbank at 10:30", "1 on EHU-C5") — and
-    nothing that only the claim's row has, speaks of that row; a clause that also names the
-    claim's row ("Tomasz paid £24.50 through ParentPay") does not. Words both rows have (the
-    clinician of two appointments) name neither."""
-    out: set[int] = set()
+    pairs: Sequence[tuple[str, tuple[int, int]]] = (),
+) -> dict[int, set[int]]:
+    """Rows that a clause of the claim names for itself, each with the positions of the
+    missing values whose clause names it: "Water charge: £9.50; membership: £5." gives each
+    item its amount, "MOTs: car 22 23rd Nov, car 7 2nd Dec" each car its date (``pairs``:
+    the names with a number, :func:`_numbered_names`, and their spans). A missing value's
+    clause (between commas and semicolons, dashes, "and", "but", "while": "SC-102 is the
+    gala while SC-104 is on sale") that names another row holding the value — by words or
+    identifiers that row has and the claim's row lacks ("… and Delphine Marchbank at 10:30",
+    "1 on EHU-C5") — and nothing that only the claim's row has, speaks of that row; a clause
+    that also names the claim's row ("Tomasz paid £24.50 through ParentPay") does not. Words
+    both rows have (the clinician of two appointments) name neither. The row holds that
+    clause's value only, not the other values the claim's row lacks."""
+    out: dict[int, set[int]] = {}
     blank = cut_values(content, values, keep_offsets=True)  # clause offsets still hold
     for k in absent:
-        start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
-        own = content_terms(blank[start:end]) & distinctive
-        ids = [
-            j
-            for j, v in enumerate(values)
-            if j != k and v.kind == "identifier" and start <= v.span[0] and v.span[1] <= end
-        ]
-        out.update(
-            i
-            for i in range(len(row_terms))
-            if i != best
-            and matches[i][k].present
-            and _names_over(own, ids, row_terms, matches, i, best)
-            and not _names_over(own, ids, row_terms, matches, best, i)
-        )
+        for i in _clause_names(blank, values, k, distinctive, row_terms, matches, best, pairs):
+            if matches[i][k].present:
+                out.setdefault(i, set()).add(k)
     return out
+
+
+def _names_any(
+    blank: str,
+    values: Sequence[Value],
+    k: int,
+    distinctive: set[str],
+    pairs: Sequence[tuple[str, tuple[int, int]]],
+) -> bool:
+    """Whether the clause of value ``k`` names any row: a word only some rows have, a name
+    with a number or an identifier."""
+    start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
+    return bool(
+        content_terms(blank[start:end]) & distinctive
+        or any(start <= a and b <= end for _, (a, b) in pairs)
+        or any(
+            j != k and v.kind == "identifier" and start <= v.span[0] and v.span[1] <= end
+            for j, v in enumerate(values)
+        )
+    )
+
+
+def _clause_names(
+    blank: str,
+    values: Sequence[Value],
+    k: int,
+    distinctive: set[str],
+    row_terms: Sequence[set[str]],
+    matches: Sequence[Sequence[ValueMatch]],
+    best: int,
+    pairs: Sequence[tuple[str, tuple[int, int]]],
+) -> list[int]:
+    """The rows other than ``best`` that the clause of value ``k`` names and ``best`` does
+    not (see :func:`_clause_rows`; ``blank``: the claim with its values blanked)."""
+    start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
+    own = content_terms(blank[start:end]) & distinctive
+    own |= {pair for pair, (a, b) in pairs if start <= a and b <= end} & distinctive
+    ids = [
+        j
+        for j, v in enumerate(values)
+        if j != k and v.kind == "identifier" and start <= v.span[0] and v.span[1] <= end
+    ]
+    return [
+        i
+        for i in range(len(row_terms))
+        if i != best
+        and _names_over(own, ids, row_terms, matches, i, best)
+        and not _names_over(own, ids, row_terms, matches, best, i)
+    ]
 
 
 def _names_over(
@@ -1170,6 +1267,15 @@ def _data_rows(source_text: str) -> list[str]:
     return data if len(data) >= 2 else []
 
 
+def _log_lines(source_text: str) -> list[str]:
+    """The stamped lines of a log (three lines or more, most opening with a timestamp, as
+    :func:`log_other_line` reads one); none for other text."""
+    lines = [ln for ln in source_text.split("\n") if ln.strip()]
+    if len(lines) < 3 or sum(bool(_STAMP.match(ln)) for ln in lines) < 0.7 * len(lines):
+        return []
+    return [ln for ln in lines if _STAMP.match(ln)]
+
+
 def totalled(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
     """The claim's totals that a column of ``source_text``'s rows sums to exactly
     (:func:`_total_borne`) and that are no small count (above twelve, or not whole): an
@@ -1358,7 +1464,7 @@ def log_other_line(content: str, values: Sequence[Value], source_text: str) -> t
     when the 09:12:05 line says m.lindqvist). A claim with no time or with two (a summary of
     several lines) is not checked here."""
     lines = [ln for ln in source_text.split("\n") if ln.strip()]
-    if len(lines) < 3 or sum(bool(_STAMP.match(ln)) for ln in lines) < 0.7 * len(lines):
+    if not _log_lines(source_text):
         return ()
     times = [v for v in values if v.kind in ("time", "datetime")]
     if len(times) != 1:

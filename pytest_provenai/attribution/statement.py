@@ -148,7 +148,7 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         ),
         frozenset(
             "report reports page pages text wording licence licences license licenses "
-            "commitments".split()
+            "commitments certificate certificates cert certs".split()
         ),
     ),
     "metadata": (
@@ -205,10 +205,15 @@ MARKERS: dict[str, str] = {
     "exif": "metadata",
 }
 
+#: Nouns for a copy of a source, named by the source before them ("the tracker export").
+_COPIES = frozenset("export exports printout printouts".split())
 #: Nouns that name a source without saying which: a phrase of only these is generic.
-GENERIC = frozenset(
-    "source sources tool tools data evidence information output outputs result results "
-    "lookup call entry entries".split()
+GENERIC = (
+    frozenset(
+        "source sources tool tools data evidence information output outputs result results "
+        "lookup call entry entries".split()
+    )
+    | _COPIES
 )
 
 #: What each family is, for the embedding fallback (pipeline).
@@ -241,7 +246,8 @@ _SAY = (
     "say says said state states stated note notes noted list lists listed report reports "
     "reported mention mentions mentioned indicate indicates indicated confirm confirms "
     "confirmed return returns returned show shows showed shown suggest suggests suggested "
-    "find finds found flags flagged highlights highlighted"
+    "find finds found flags flagged highlights highlighted identify identifies identified "
+    "agree agrees agreed"
 )
 _CONTENT = (
     "record records recorded give gives gave put puts place places placed name names named "
@@ -528,6 +534,8 @@ def names_a_source_noun(noun_phrase: str) -> bool:
     if re.fullmatch(r"\s*[A-Za-z]\w*_\w+\s*", noun_phrase):
         return True  # a tool's own name, "from web_search"
     words = _np_words(noun_phrase)
+    while len(words) > 1 and words[-1].lower() in _COPIES:
+        words = words[:-1]  # "the penalty tracker export": the tracker's
     heads = [_head(p) for p in re.split(r" (?:of|for|from|in|on) ", " ".join(words)) if p.split()]
     return any(singular(h) in _SOURCE_NOUNS for h in heads) or any(w in MARKERS for w in words)
 

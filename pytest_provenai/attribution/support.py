@@ -269,6 +269,14 @@ def support_signals(
             missing=tuple(v for v in row.missing if v not in borne),
             other_row=tuple(v for v in row.other_row if v not in borne and v not in span),
         )
+    if row.structured and values.missing:
+        # the premise is the chunks most like the claim, and rows alike in words may crowd
+        # out the claim's own row: a value that row holds is not missing
+        values = replace(
+            values,
+            missing=tuple(v for v in values.missing if v in row.missing),
+            conflicting=tuple(v for v in values.conflicting if v in row.missing),
+        )
     unit = row.row if row.structured else best_chunk
     pol = polarity(content, unit, fields=not counts_rows(content, read))
     record = None if row.structured else _one_record(source_text)

@@ -2,8 +2,11 @@
 quantities and units with ``pint``, number words with ``number-parser``; versions and
 identifiers kept whole; what no library reads (spoken clock times, "7.30pm", day/month/year
 with slashes or dots, durations in two units or with a fraction, "a dozen", "£1.2m", "noon",
-sizes such as "4032 by 3024 pixels" = "4032x3024") by the shapes here. A hedge or a
-comparison before a number ("about 40 minutes", "up to 4") is kept as the value's ``bound``.
+sizes such as "4032 by 3024 pixels" = "4032x3024", "1850–70", "51°12.6′N", "45p", "GBP
+619.50" in a field, units in capitals such as "330FT" from a short list) by the shapes here.
+A hedge or a comparison before a number ("about 40 minutes", "up to 4") is kept as the
+value's ``bound``; a bare hour after a time said with am/pm ("off by 10pm, out by 11") is a
+time of that half of the day.
 
 A value is found by its *shape* (a token with a digit, a month name, a number word, a
 ``am/pm`` time) and read by the library for its *meaning*: ``20:00`` = ``8 pm``,
@@ -93,6 +96,15 @@ _MULTIPLIERS = {"twice": 2.0, "double": 2.0, "triple": 3.0, "treble": 3.0, "quad
 #: A number as written: thousands grouped by commas only in threes ("18,420", never the
 #: "7," of "version 7, was" nor the "1,2" of a list), then an optional decimal part.
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?![\d])|\d+)(?:\.\d+)?"
+_CURRENCY_CODES = frozenset({"gbp", "usd", "eur", "chf", "jpy", "nok", "sek", "dkk"})
+#: A currency code in capitals before an amount, as a field's value ("fee: GBP 619.50",
+#: "received 10/02: GBP -150.00", "(USD 45)"), with the amount's minus sign; not a header's
+#: last word before a row ("total GBP" over "1  T1 beech …").
+_CODE_FIRST = (
+    r"(?:(?<=:[ \t])|(?<==[ \t])|(?<=\()|(?<=\n)|(?<!.))"
+    rf"(?-i:{'|'.join(sorted(c.upper() for c in _CURRENCY_CODES))})[ \t]?(?:-[ \t]?)?"
+    r"(?=\d[\d,.]*(?![\w]))"
+)
 _HOURS = "one two three four five six seven eight nine ten eleven twelve".split()
 _HOUR = r"(?:" + "|".join(_HOURS) + r"|1[0-2]|0?[1-9])"
 _HOUR_WORD = r"(?:" + "|".join(_HOURS) + r")"
@@ -209,6 +221,8 @@ _COORDINATE = re.compile(
     r"\b(?P<d>\d{1,3})\s*(?:°|deg\b)\s*(?P<m>\d{1,2})\s*['’′]\s*(?P<s>\d{1,2}(?:\.\d+)?)"
     r"\s*(?:\"|”|″|''|’’)?\s*(?P<h1>[NSEW])\b"
     r"|\b(?P<dec>\d{1,3}\.\d{3,})\s*°?\s*(?P<h2>[NSEW])\b"
+    # degrees and (decimal) minutes, a chart's and a GPS's "51°12.6′N"
+    r"|\b(?P<d3>\d{1,3})\s*(?:°|deg\b)\s*(?P<m3>\d{1,2}(?:\.\d+)?)\s*['’′]\s*(?P<h3>[NSEW])\b"
 )
 
 # The shapes, most specific first; each character of a text is taken once.
@@ -228,8 +242,11 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # an elapsed time in minutes, seconds and tenths ("6:33.6" for a 2k, "1:48.1/500m"): a
     # duration, never a time of day
     ("elapsed", re.compile(r"(?<![\d:.])\d{1,2}:[0-5]\d\.\d(?![\d:])")),
-    # ISO, and EXIF's "2032:08:13 09:26:51"
-    ("datetime", re.compile(r"\b\d{4}([-:])\d{2}\1\d{2}[ T]\d{1,2}:\d{2}(?!\d)")),
+    # ISO, and EXIF's "2032:08:13 09:26:51": the seconds are the time's (no count of 51)
+    (
+        "datetime",
+        re.compile(r"\b\d{4}([-:])\d{2}\1\d{2}[ Tt]\d{1,2}:\d{2}(?::[0-5]\d(?:\.\d+)?)?(?!\d|:\d)"),
+    ),
     ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{4}/\d{2}/\d{2}\b")),
     # day/month/year with slashes, dots or dashes ("01/03/2031", "4.3.2031", "03-03-2031",
     # "03/03/31"): day first, as the settings read every date; a version never has a year
@@ -360,14 +377,16 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "identifier",
         re.compile(
-            r"(?<![\w.£$€])(?=[\w./-]*[A-Za-z])(?=[\w./-]*\d)[A-Za-z0-9][\w./-]*[A-Za-z0-9]"
+            # pence are money, no code ("45p per mile"); "1080p" is a video format
+            r"(?<![\w.£$€])(?!\d{1,2}(?:\.\d+)?p(?![\w/-]|\.\w))"
+            r"(?=[\w./-]*[A-Za-z])(?=[\w./-]*\d)[A-Za-z0-9][\w./-]*[A-Za-z0-9]"
             r"(?![\w-])"
         ),
     ),
     (
         "quantity",
         re.compile(
-            rf"(?:[£$€][ \t]?)?(?:{_DIGITS}|\b{_NUMWORDS})(?:[ \t]*-[ \t]*|[ \t]*)"
+            rf"(?:[£$€][ \t]?|\b{_CODE_FIRST})?(?:{_DIGITS}|\b{_NUMWORDS})(?:[ \t]*-[ \t]*|[ \t]*)"
             r"(?:%|°[ \t]?[CF]\b"
             # a function word before another number is no unit ("£28 for forty-five
             # minutes": "for" is no unit of the 28)
@@ -399,7 +418,7 @@ _YEAR_ONLY = re.compile(rf"^{_YEAR}$")
 #: lengths …): never units after a number.
 _NOT_UNITS = frozenset(
     """a an and are as at by for from in is it of on or per than the to was were with am pm
-    th st nd rd x day's has pts fps
+    th st nd rd x day's has pts fps all each every whole other told
     bag bags point points hand hands link links pole poles chain chains rod rods shot shots
     """.split()
 )
@@ -453,7 +472,6 @@ _DIMENSIONS = frozenset(
 _RATE_FIRST = re.compile(r"(?:per|an?|each|every)\s+[A-Za-z]|/", re.IGNORECASE)
 """A unit text that opens with a rate word: the number before it is a count per period."""
 _CURRENCIES = {"£": "GBP", "$": "USD", "€": "EUR"}
-_CURRENCY_CODES = frozenset({"gbp", "usd", "eur", "chf", "jpy", "nok", "sek", "dkk"})
 #: Currency words after a number -> (code, factor to the code's unit). "pounds" is not
 #: here: pint reads it as mass, and :func:`_sterling` lets it also stand for GBP.
 _CURRENCY_WORDS = {
@@ -464,6 +482,7 @@ _CURRENCY_WORDS = {
     "quid": ("GBP", 1.0),
     "pence": ("GBP", 0.01),
     "penny": ("GBP", 0.01),
+    "p": ("GBP", 0.01),  # "45p per mile", against the number only (see ``_read``)
 }
 _SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6}
 _SCALES |= {"bn": 1e9, "billion": 1e9, "grand": 1e3}
@@ -933,12 +952,25 @@ def _read(kind: str, text: str, span: tuple[int, int]) -> Value | None:
         n = 0.5 if count.startswith("half") else _amount(count)
         return None if n is None else Value(bare, "number", 12.0 * n, True, span)
     # quantity / number
+    coded = re.match(_CODE_FIRST, bare)
+    if coded is not None:
+        # "GBP 619.50", "GBP -150.00": the code's money, its number read alone (a minus
+        # sign stays before the value, where :func:`_negative` looks)
+        inner = _read(kind, bare[coded.end() :], (span[0] + coded.end(), span[1]))
+        if inner is None or inner.kind != "number":
+            return inner
+        currency = bare[:3]
+        return replace(
+            inner, kind="quantity", key=(inner.key, f"[currency:{currency}]", inner.key, currency)
+        )
     m = re.match(
         rf"([£$€])?\s?({_DIGITS}|{_NUMWORDS})\s*-?\s*(.*)$", bare, re.IGNORECASE | re.DOTALL
     )
     if m is None:
         return None
     symbol, number_text, unit = m.group(1), m.group(2), m.group(3)
+    if re.match(r"p\b", unit) and bare[m.end(2) : m.end(2) + 1] != "p":
+        unit = ""  # pence only written against the number ("45p"; "page 10 p 12" is none)
     if number_text[0].isdigit():
         number = _digits(number_text)
     else:
@@ -1073,7 +1105,7 @@ def _read_values(text: str) -> tuple[Value, ...]:
     out.sort(key=lambda v: v.span)
     read = [
         replace(_bounded(v, text), lead=text[max(0, v.span[0] - 30) : v.span[0]])
-        for v in _day_ranges(out, text)
+        for v in _later_hours(_day_ranges(out, text), text)
     ]
     if written != text:
         read = [
@@ -1201,6 +1233,46 @@ def _bounded(v: Value, text: str) -> Value:
     return v
 
 
+#: What a bare hour after a time ends with: its clause, or a place or day after it.
+_ENDS_AN_HOUR = re.compile(r"\s*(?:[,;!?)]|\.(?!\d)|$|\s(?:at|on|sharp|latest)\b)")
+#: "by 11" is an hour; "rose by 11" an amount.
+_BY_AN_HOUR = re.compile(r"\b(?:by|till|until|before)\s+$", re.IGNORECASE)
+_CHANGED_BY = re.compile(
+    r"\b(?:rose|fell|up|down|cut|grew|increased|decreased|reduced|dropped|raised|lowered|"
+    r"went|go|goes|rise|rises|fall|falls|won|win|wins|beat|beaten|lost|lose|led|lead|leads|"
+    r"late|early|ahead|behind|short|over|under)\s+by\s+$",
+    re.IGNORECASE,
+)
+
+
+def _later_hours(values: list[Value], text: str) -> list[Value]:
+    """A bare hour after a time said with am/pm in the same sentence ("music off by 10pm,
+    everyone out by 11") is a time in that half of the day, not a number: only an hour
+    after "by/till/until/before" at the end of its clause (or before "at"/"on"), never a
+    margin ("rose by 11", "won by 9")."""
+    out = list(values)
+    said: Value | None = None
+    for i, v in enumerate(out):
+        if v.kind == "time" and re.search(r"\d\s*[ap]\.?m\.?\W?$", v.text, re.IGNORECASE):
+            said = v
+            continue
+        if (
+            said is None
+            or v.kind != "number"
+            or not re.fullmatch(r"1[0-2]|[1-9]", v.text)
+            or re.search(r"[.!?](?:\s|$)", text[said.span[0] : v.span[0]])
+            or not _ENDS_AN_HOUR.match(text, v.span[1])
+        ):
+            continue
+        lead = text[: v.span[0]]
+        if not _BY_AN_HOUR.search(lead) or _CHANGED_BY.search(lead):
+            continue
+        minutes = (int(v.text) % 12) * 60 + (720 if said.key >= 720 else 0)
+        if minutes > said.key:
+            out[i] = Value(v.text, "time", minutes, True, v.span)
+    return out
+
+
 _RANGE_JOIN = re.compile(r"\s*(?:-|–|&|and|to|or|till|until)\s*(?:the\s+)?$", re.IGNORECASE)
 
 
@@ -1223,6 +1295,18 @@ def _day_ranges(values: list[Value], text: str) -> list[Value]:
         ):
             out[i] = replace(v, key=(nxt.key[0], nxt.key[1], v.key[2]))
             continue
+        if (
+            v.kind == "date"
+            and re.fullmatch(r"1[5-9]\d\d|20\d\d", v.text)
+            and nxt.kind == "number"
+            and re.fullmatch(r"\d\d", nxt.text)
+            and int(nxt.text) > int(v.text[2:])
+            and text[v.span[1] : nxt.span[0]] in ("-", "–")
+        ):
+            # "for 1850–70": the end of a span of years written with its last two digits
+            year = int(v.text[:2] + nxt.text)
+            out[i + 1] = Value(nxt.text, "date", (year, None, None), True, nxt.span)
+            continue
         if v.kind != "number" or not re.fullmatch(r"[0-3]?\d", v.text):
             continue
         if not _RANGE_JOIN.fullmatch(text[v.span[1] : nxt.span[0]]):
@@ -1236,6 +1320,15 @@ def _day_ranges(values: list[Value], text: str) -> list[Value]:
             if start > nxt.key >= 720:  # "10 to 12 pm": from 10 am
                 start -= 720
             out[i] = Value(v.text, "time", start, True, v.span)
+        elif (
+            nxt.kind == "number"
+            and 1 <= n <= 12
+            and re.fullmatch(r"1[0-2]|[1-9]", nxt.text)
+            and re.fullmatch(r"\s*(?:till|until)\s*", text[v.span[1] : nxt.span[0]], re.I)
+        ):
+            # "10 till 12": two bare hours joined by "till" are times of day
+            out[i] = Value(v.text, "time12", (n % 12) * 60, True, v.span)
+            out[i + 1] = Value(nxt.text, "time12", (int(nxt.text) % 12) * 60, True, nxt.span)
         elif nxt.kind == "time12" and 1 <= n <= 12 and re.fullmatch(r"\d{1,2}", nxt.text):
             # "Sat, 9 till 4": a bare hour joined to a bare hour read as a time of day
             out[i] = Value(v.text, "time12", (n % 12) * 60, True, v.span)
@@ -1374,6 +1467,11 @@ def _coordinate(bare: str, span: tuple[int, int]) -> Value | None:
         number, hemisphere = m.group("dec"), m.group("h2")
         degrees = float(number)
         tolerance = 0.5 * 10 ** -len(number.split(".")[1])
+    elif m.group("d3"):
+        minutes, hemisphere = m.group("m3"), m.group("h3")
+        degrees = float(m.group("d3")) + float(minutes) / 60
+        places = len(minutes.split(".")[1]) if "." in minutes else 0
+        tolerance = 0.5 * 10**-places / 60
     else:
         seconds, hemisphere = m.group("s"), m.group("h1")
         degrees = float(m.group("d")) + float(m.group("m")) / 60 + float(seconds) / 3600
@@ -1731,7 +1829,16 @@ def _unit_of(name: str) -> str:
     """The unit a field or column name ends in ("unit_cost_gbp", "Weight (kg)", "mins"),
     as :data:`_FIELD_UNITS` reads it; "" for none."""
     parts = [p for p in re.split(r"[_\s()/]+", name.strip().casefold()) if p]
+    if len(parts) >= 2 and parts[-1] in ("min", "mins") and _TIMED.intersection(parts):
+        return "min"  # "dur_min", "wait_min": minutes, not a minimum
     return _FIELD_UNITS.get(parts[-1], "") if parts else ""
+
+
+#: Words of a field's name that make its "min" minutes ("dur_min", "wait_min").
+_TIMED = frozenset(
+    "dur duration wait waiting elapsed delay break drive ride trip travel idle transit "
+    "journey turnaround".split()
+)
 
 
 #: Columns and JSON fields that hold a row's unit, and those that hold its number in it.
