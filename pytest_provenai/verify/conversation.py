@@ -40,7 +40,9 @@ __all__ = ["MAX_SHARED", "NEE_WEIGHT", "THRESHOLDS", "C", "fit_conversation", "s
 C = 3.0
 NEE_WEIGHT = 3.0
 MAX_SHARED = 0.25
-THRESHOLDS = (0.8, 0.85, 0.9, 0.95)
+#: 0.975 since the thirty-first round: a train domain's rule stated as a welcome ("You are
+#: welcome to bring a scanner …", a contradiction) scores 0.969.
+THRESHOLDS = (0.8, 0.85, 0.9, 0.95, 0.975)
 
 
 @dataclass(frozen=True)
