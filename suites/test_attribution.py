@@ -57,9 +57,11 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 # twenty-ninth (pathology_lab, likewise): reject F1 0.790, verdicts 0.720 (916/1,273; the
 # twenty-eighth-round verifier 912/1,273), floors unchanged. Twenty-two since the thirtieth
 # (funeral_director, likewise): reject F1 0.794, verdicts 0.719 (979/1,362; the
-# twenty-ninth-round verifier 975/1,362), floors unchanged.
-HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.794 (twenty-two domains; 0.790 on the twenty-one before)
-HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.719 (979/1,362); target 0.85
+# twenty-ninth-round verifier 975/1,362), floors unchanged. Twenty-three since the
+# thirty-first (patent_office, likewise): reject F1 0.793, verdicts 0.713 (1,035/1,452; the
+# thirtieth-round verifier 979/1,362 on the twenty-two before, now 978), floors unchanged.
+HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.793 (twenty-three domains; 0.794 on twenty-two)
+HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.713 (1,035/1,452); target 0.85
 # Every probe blocked until the fourteenth round: its test domain's two probes pass, with the
 # thirteenth-round verifier too (16/18 both). In the fifteenth a food_bank probe passes too
 # (17/20 blocked, one wrong attribution retained). The floors record those measurements so
