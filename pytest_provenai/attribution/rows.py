@@ -548,9 +548,9 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
             best = max(candidates, key=lambda i: (sum(m.present for m in matches[i]), -i))
             row = rows[best] + totals
     absent = [k for k, m in enumerate(matches[best]) if not m.present]
-    named_too = _clause_rows(content, values, absent, distinctive, row_terms, matches, best, pairs)
+    blank = cut_values(content, values, keep_offsets=True)  # clause offsets still hold
+    named_too = _clause_rows(blank, values, absent, distinctive, row_terms, matches, best, pairs)
     listed = set(_listed_rows(content, values, row_terms, matches, best))
-    blank = cut_values(content, values, keep_offsets=True)
     # a value whose clause names no row ("Inspections falling due in 2034: …") is said of
     # the rows the other clauses name
     unnamed = {k for k in absent if not _names_any(blank, values, k, distinctive, pairs)}
@@ -686,7 +686,7 @@ def _swapped_cells(
 
 
 def _clause_rows(
-    content: str,
+    blank: str,
     values: Sequence[Value],
     absent: Sequence[int],
     distinctive: set[str],
@@ -705,9 +705,9 @@ def _clause_rows(
     "1 on EHU-C5") — and nothing that only the claim's row has, speaks of that row; a clause
     that also names the claim's row ("Tomasz paid £24.50 through ParentPay") does not. Words
     both rows have (the clinician of two appointments) name neither. The row holds that
-    clause's value only, not the other values the claim's row lacks."""
+    clause's value only, not the other values the claim's row lacks (``blank``: the claim
+    with its values blanked, offsets kept)."""
     out: dict[int, set[int]] = {}
-    blank = cut_values(content, values, keep_offsets=True)  # clause offsets still hold
     for k in absent:
         for i in _clause_names(blank, values, k, distinctive, row_terms, matches, best, pairs):
             if matches[i][k].present:
@@ -1267,15 +1267,6 @@ def _data_rows(source_text: str) -> list[str]:
     return data if len(data) >= 2 else []
 
 
-def _log_lines(source_text: str) -> list[str]:
-    """The stamped lines of a log (three lines or more, most opening with a timestamp, as
-    :func:`log_other_line` reads one); none for other text."""
-    lines = [ln for ln in source_text.split("\n") if ln.strip()]
-    if len(lines) < 3 or sum(bool(_STAMP.match(ln)) for ln in lines) < 0.7 * len(lines):
-        return []
-    return [ln for ln in lines if _STAMP.match(ln)]
-
-
 def totalled(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
     """The claim's totals that a column of ``source_text``'s rows sums to exactly
     (:func:`_total_borne`) and that are no small count (above twelve, or not whole): an
@@ -1464,7 +1455,7 @@ def log_other_line(content: str, values: Sequence[Value], source_text: str) -> t
     when the 09:12:05 line says m.lindqvist). A claim with no time or with two (a summary of
     several lines) is not checked here."""
     lines = [ln for ln in source_text.split("\n") if ln.strip()]
-    if not _log_lines(source_text):
+    if len(lines) < 3 or sum(bool(_STAMP.match(ln)) for ln in lines) < 0.7 * len(lines):
         return ()
     times = [v for v in values if v.kind in ("time", "datetime")]
     if len(times) != 1:

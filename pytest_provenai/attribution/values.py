@@ -1264,7 +1264,7 @@ def _later_hours(values: list[Value], text: str) -> list[Value]:
             or not _ENDS_AN_HOUR.match(text, v.span[1])
         ):
             continue
-        lead = text[: v.span[0]]
+        lead = text[max(0, v.span[0] - 40) : v.span[0]]  # the words just before it
         if not _BY_AN_HOUR.search(lead) or _CHANGED_BY.search(lead):
             continue
         minutes = (int(v.text) % 12) * 60 + (720 if said.key >= 720 else 0)
