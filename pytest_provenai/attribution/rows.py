@@ -570,14 +570,13 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     # on 2 Dec)
     named_off: list[str] = []
     for k in range(len(values)):
-        start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
-        names = {pair for pair, (a, b) in pairs if start <= a and b <= end} & distinctive
-        clause_terms = content_terms(blank[start:end]) & distinctive | names
+        clause = _clause_of(blank, values, k, distinctive, pairs)
+        names = clause.pairs & distinctive
         others = [i for i in range(len(rows)) if names & (row_terms[i] - row_terms[best])]
         if (
             k not in absent
             and others
-            and not any(clause_terms & (row_terms[best] - row_terms[i]) for i in others)
+            and not any((clause.words | names) & (row_terms[best] - row_terms[i]) for i in others)
             and not any(matches[i][k].present for i in others)
         ):
             # (a clause that names the claim's row too, "Ada swam 31.2 in lane 3", is the
@@ -715,6 +714,39 @@ def _clause_rows(
     return out
 
 
+@dataclass(frozen=True)
+class _Clause:
+    """What the clause of one of a claim's values (between commas and semicolons, dashes,
+    "and", "but", "while") names rows by: ``words``, its words that only some rows have;
+    ``pairs``, its names with a number (:func:`_numbered_names`); ``ids``, the positions of
+    the claim's other values in it that are identifiers."""
+
+    words: frozenset[str]
+    pairs: frozenset[str]
+    ids: tuple[int, ...]
+
+
+def _clause_of(
+    blank: str,
+    values: Sequence[Value],
+    k: int,
+    distinctive: set[str],
+    pairs: Sequence[tuple[str, tuple[int, int]]],
+) -> _Clause:
+    """The clause of value ``k`` (``blank``: the claim with its values blanked, offsets
+    kept)."""
+    start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
+    return _Clause(
+        frozenset(content_terms(blank[start:end]) & distinctive),
+        frozenset(pair for pair, (a, b) in pairs if start <= a and b <= end),
+        tuple(
+            j
+            for j, v in enumerate(values)
+            if j != k and v.kind == "identifier" and start <= v.span[0] and v.span[1] <= end
+        ),
+    )
+
+
 def _names_any(
     blank: str,
     values: Sequence[Value],
@@ -724,15 +756,8 @@ def _names_any(
 ) -> bool:
     """Whether the clause of value ``k`` names any row: a word only some rows have, a name
     with a number or an identifier."""
-    start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
-    return bool(
-        content_terms(blank[start:end]) & distinctive
-        or any(start <= a and b <= end for _, (a, b) in pairs)
-        or any(
-            j != k and v.kind == "identifier" and start <= v.span[0] and v.span[1] <= end
-            for j, v in enumerate(values)
-        )
-    )
+    clause = _clause_of(blank, values, k, distinctive, pairs)
+    return bool(clause.words or clause.pairs or clause.ids)
 
 
 def _clause_names(
@@ -747,25 +772,19 @@ def _clause_names(
 ) -> list[int]:
     """The rows other than ``best`` that the clause of value ``k`` names and ``best`` does
     not (see :func:`_clause_rows`; ``blank``: the claim with its values blanked)."""
-    start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
-    own = content_terms(blank[start:end]) & distinctive
-    own |= {pair for pair, (a, b) in pairs if start <= a and b <= end} & distinctive
-    ids = [
-        j
-        for j, v in enumerate(values)
-        if j != k and v.kind == "identifier" and start <= v.span[0] and v.span[1] <= end
-    ]
+    clause = _clause_of(blank, values, k, distinctive, pairs)
+    own = clause.words | (clause.pairs & distinctive)
     return [
         i
         for i in range(len(row_terms))
         if i != best
-        and _names_over(own, ids, row_terms, matches, i, best)
-        and not _names_over(own, ids, row_terms, matches, best, i)
+        and _names_over(own, clause.ids, row_terms, matches, i, best)
+        and not _names_over(own, clause.ids, row_terms, matches, best, i)
     ]
 
 
 def _names_over(
-    own: set[str],
+    own: frozenset[str],
     ids: Sequence[int],
     row_terms: Sequence[set[str]],
     matches: Sequence[Sequence[ValueMatch]],
