@@ -1,5 +1,13 @@
 pytest_plugins = ["pytester"]
 
+# The tests import torch themselves (MiniLM, the real model) on every xdist worker, which
+# share the cores: OpenMP threads must wait passively, as the plugin sets before an audit
+# imports torch (spinning ones made the conversation refit 262 s beside the ablation tests
+# instead of 65 s alone; docs/performance.md).
+from pytest_provenai.subject.backends.libraries import prepare_torch_import  # noqa: E402
+
+prepare_torch_import()
+
 
 # -- a real llama.cpp server for the served-model tests (tests/served.py) ----------------------
 import importlib.util  # noqa: E402
