@@ -2251,3 +2251,61 @@ def test_thirty_first_round_fields_and_premise() -> None:
         "Quay St trip: 9.5 mi in 21 min.", far[:2], source, far[0], [source], structured=True
     )
     assert wrong.values.missing != () or wrong.conflict is not None
+
+
+def test_thirty_second_round_values() -> None:
+    def present(claim: str, evidence: str) -> bool:
+        return match_values(read_values(claim), evidence)[0].present
+
+    # a number under a field whose name names no unit is no length, though another field's
+    # name says metres ("Lanes: 1" beside "Depth (m): 1.6": 2 ft is 0.61 m, not 1 m)
+    record = "Pool: Harcourt Baths\nLanes: 1\nDepth (m): 1.6\nNote: shallow end 0.9 m"
+    assert not present("The pool is 2 ft deep.", record)
+    for deep in ("1.6 m", "about 5 ft", "5 ft 3 in"):
+        assert present(f"The pool is {deep} deep.", record)
+    # ... unless a ``units`` field names the unit of every number of the record
+    gauge = "station: Pike Ford\nunits: m\nrange_low_m: 0.35\ndepth: 1.2"
+    assert present("the gauge shows 120 cm", gauge)
+    undeclared = gauge.replace("units: m\n", "")
+    assert not present("the gauge shows 120 cm", undeclared)
+    # ... (a ``uom`` that names no unit does not), or a heading above the fields names it
+    assert not present("it weighs 2.2 lb", "uom: each\nQty: 1\nweight_kg: 3")
+    assert present("Leeds is about 200 miles", "Distances (km)\nLeeds: 320")
+    assert not present("-6.6 ft", "Floor: -2\nHeight (m): 8.4")
+    # ... while a field named by its unit still states its number in that unit
+    assert present("about 4 litres", "tank: T2\nvolume_ml: 4000")
+    # a rate's period is named on its own line (or its table's header), not on another line
+    tariff = "Day hire: 30.00 GBP per day.\nLate return: 12 GBP per hour."
+    assert not present("hire is 30 GBP per hour", tariff)
+    assert present("day hire is 30 GBP per day", tariff)
+    assert present("late return is 12 GBP per hour", tariff)
+    # a bare number is no rate's numerator where the text states such quantities
+    launches = "Day hire: 30 GBP per day\nDeposit: 50 GBP\nLaunches: 12 per hour"
+    assert not present("launches are 12 GBP per hour", launches)
+    # a line that names no period takes the one period the text names
+    pump = "Pump P3\nFlow (per hour)\nRated: 500 L"
+    assert present("the pump moves 500 L per hour", pump)
+    table = "| boat | rate (per day) |\n| Skiff | 40 GBP |"
+    assert present("the skiff is 40 GBP a day", table)
+
+
+def test_thirty_second_round_prose_binding() -> None:
+    # sentences alike in what they say are told apart by the names they hold
+    rules = [
+        "Day walks take at most 12 people.",
+        "Owl Prowl walks take at most 8 people and leave at dusk.",
+    ]
+    said = "Owl Prowl walks take up to 12 people."
+    assert prose_other_sentence(said, read_values(said), rules) == ("12",)
+    right = "Owl Prowl walks take up to 8 people."
+    assert prose_other_sentence(right, read_values(right), rules) == ()
+    # a capitalised word opening the claim is no name
+    open_ = "Weekend sessions are capped at 250 skaters."
+    alike = [
+        "Sessions on Saturdays and Sundays are capped at 250 skaters.",
+        "Disco on Ice sessions at the weekend are capped at 300 skaters.",
+    ]
+    assert prose_other_sentence(open_, read_values(open_), alike) == ()
+    # names that both sentences hold, or neither, tell nothing apart
+    plain = "Walks take up to 12 people."
+    assert prose_other_sentence(plain, read_values(plain), rules) == ()

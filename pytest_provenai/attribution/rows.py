@@ -1629,7 +1629,10 @@ def prose_other_sentence(
     day …" with a 4 in another paragraph. A value's clause (between commas, semicolons,
     dashes, "and", "but", "while") speaks of the one sentence holding the most of its
     lower-case content words (its predicate, not the names of its subject) that the prose has
-    anywhere — at least two and :data:`SENTENCE_COVER` of them, more than any other sentence.
+    anywhere — at least two and :data:`SENTENCE_COVER` of them, more than any other sentence
+    (or, where sentences tie, the one that also holds the most of the clause's words with
+    its names: "Disco on Ice is capped at 250" between "Public sessions are capped at 250
+    skaters" and "Disco on Ice is capped at 300 skaters").
     A number, quantity, date or time that sentence lacks, where it states another of the same
     kind and none of the clause's other values, is returned. Numbers inside a name
     (:func:`_in_name`) are left alone. ``sentences``: the premise's chunks
@@ -1655,10 +1658,18 @@ def prose_other_sentence(
         if len(terms) < 2:
             continue
         hits = sorted(((len(terms & st), i) for i, st in enumerate(sentence_terms)), reverse=True)
-        (best, i), runner_up = hits[0], hits[1][0]
+        best = hits[0][0]
         if best < max(2, SENTENCE_COVER * len(terms), _CLAUSE_SHARE * len(said)):
             continue
-        if runner_up == best:
+        # sentences alike in what they say are told apart by whom they name ("Public
+        # sessions are capped at 250 skaters. Disco on Ice is capped at 300 skaters.")
+        tied = [i for n, i in hits if n == best]
+        i = (
+            tied[0]
+            if len(tied) == 1
+            else _named_most(_names_in(clause_text, sentences), tied, sentence_terms)
+        )
+        if i is None:
             continue
         own = sentences[i]
         clause = [w for w in values if w is not v and start <= w.span[0] < end]
@@ -1668,3 +1679,25 @@ def prose_other_sentence(
         if any(w.kind == v.kind for w in read_values(own)) and match_values([v], text)[0].present:
             out.append(v.text)
     return tuple(out)
+
+
+def _named_most(
+    names: set[str], tied: Sequence[int], sentence_terms: Sequence[set[str]]
+) -> int | None:
+    """The one sentence of ``tied`` (two or more) holding the most of ``names``, or None
+    when two do."""
+    ranked = sorted(((len(names & sentence_terms[i]), i) for i in tied), reverse=True)
+    return ranked[0][1] if ranked[0][0] > ranked[1][0] else None
+
+
+def _names_in(clause: str, sentences: Sequence[str]) -> set[str]:
+    """The clause's names: its capitalised words that the ``sentences`` also capitalise away
+    from a sentence's start ("Ice" of "Disco on Ice"; not "Weekend" opening a claim)."""
+    said = {w.casefold() for w in _CAPITALISED.findall(clause)}
+    inner = {
+        w.casefold()
+        for s in sentences
+        for part in re.split(r"(?<=[.!?])\s+", s.strip())
+        for w in _CAPITALISED.findall(part.split(None, 1)[1] if " " in part.strip() else "")
+    }
+    return said & inner

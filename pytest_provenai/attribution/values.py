@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
@@ -1787,9 +1788,11 @@ def _in_header_unit(
     name ends in a unit of its dimension ("2 litres" against ``volume_ml: 2000``, "an hour
     and a half" against ``duration_min | 90``); not in a table with columns named by a
     unit, which :func:`_in_unit_field` read cell by cell ("Spans | 1" beside "Length (m)"
-    states no length)."""
+    states no length), nor a number that a field whose name names no unit holds (the same
+    table's row read as a record: ``Spans: 1`` beside ``Length (m): 8.4``)."""
     if any(_unit_columns(text) for text in texts):
         return False
+    unnamed = {n for text in texts for n in _unitless_numbers(text)}
     v = _signed(v)
     own = _to_base(str(v.key[3]))
     for one in _named_units(folded_evidence, attached=True):
@@ -1797,6 +1800,8 @@ def _in_header_unit(
         if one[1] != v.key[1] or not one[0] or own is None or header is None:
             continue
         for b in have:
+            if b.text.lstrip("-") in unnamed:
+                continue
             number = b.key if b.kind == "number" else None
             if b.kind == "date" and b.key[1:] == (None, None):  # 2000 read as a year
                 number = b.key[0]
@@ -1892,6 +1897,46 @@ def _unit_cells(text: str) -> tuple[tuple[str, str], ...]:
         if unit is not None:
             out += [(unit.group(1), n) for n in _JSON_VALUE.findall(obj.group(0))]
     return tuple((u, n) for u, n in out if u and re.fullmatch(r"-?\d+(?:,\d{3})*(?:\.\d+)?", n))
+
+
+#: A field that names the unit of a record's numbers (``units: m``, ``"uom": "kg"``): its value.
+_UNITS_FIELD = re.compile(r'(?im)(?:^|[\s{,;"])(?:units?|uom)"?[ \t]*[:=][ \t]*"?([^\s",;}]+)')
+
+
+@lru_cache(maxsize=4096)
+def _names_unit(word: str) -> bool:
+    """Whether ``word`` (casefolded) is a unit: a header unit or one pint reads."""
+    return bool(word) and (word in _HEADER_UNITS or _quantity(1.0, word) is not None)
+
+
+@lru_cache(maxsize=4096)
+def _unitless_numbers(text: str) -> frozenset[str]:
+    """The numbers, as written and without their sign, that only ``key: value`` fields
+    whose names name no unit in any word hold in ``text`` (``Spans: 1``; not
+    ``hours_completed: 18``, not a JSON field, whose unit its parent may name, not a number
+    a unit's field holds too). None at all where a ``units`` field names a unit
+    (``units: m``) or a line without a value names one as a heading ("Distances (km)",
+    ``depth_m:``): the unit of the fields under it."""
+    if any(_names_unit(m.group(1).casefold()) for m in _UNITS_FIELD.finditer(text)):
+        return frozenset()
+    for line in text.splitlines():
+        heading = line.strip().rstrip(":").strip()
+        if heading and not re.search(r"\d", heading) and ":" not in heading:
+            if any(_names_unit(w) for w in _key_words(heading)[-1:]):
+                return frozenset()
+    named = {n.lstrip("-") for _, n in _unit_cells(text)}
+    return frozenset(
+        m.group(2).lstrip("-")
+        for m in _FIELD_NUMBER.finditer(text)
+        if '"' not in m.group(0)
+        and not any(_names_unit(w) for w in _key_words(m.group(1)))
+        and m.group(2).lstrip("-") not in named
+    )
+
+
+def _key_words(name: str) -> list[str]:
+    """The casefolded words of a field's or heading's name ("Length (m)": length, m)."""
+    return [w for w in re.split(r"[_\s()/]+", name.casefold()) if w]
 
 
 def _in_unit_field(v: Value, texts: Sequence[str]) -> bool:
@@ -1991,21 +2036,63 @@ def _same_unit(a: str, b: str) -> bool:
 
 def _rate_stated(v: Value, texts: Sequence[str], folded: str) -> bool:
     """Whether the evidence states the claim's rate ("250 km a day") as its numerator
-    ("250 km", or 250 under a ``km`` header) with its period named anywhere in the same
-    text ("daily", "per day", "/day", "…_per_d")."""
+    ("250 km", or 250 under a ``km`` header) with its period ("daily", "per day", "/day",
+    "…_per_d") named on the numerator's line or in the header of the table that line is a
+    row of — or, where that line names no period and the text is no table, named in the
+    text and no other period is ("Flow (per hour)" above "Rated: 500 L"). Another line's
+    period is not the rate's ("30 GBP per hour" against "Day hire: 30 GBP per day" above
+    "Late return: 12 GBP per hour")."""
     numerator, _, denominator = str(v.key[3]).partition("/")
     quantity = _quantity(float(v.key[2]), numerator.strip())
     if quantity is None or not denominator.strip():
         return False
     part = Value(v.text, "quantity", quantity, True, v.span)
+    period = denominator.strip()
     for text in texts:
-        if not match_values([part], text)[0].present:
-            continue
-        for m in _RATE_DENOMINATOR.finditer(" ".join(text.split()).casefold()):
-            word = _PERIOD_WORDS.get(m.group(2) or "", m.group(1) or "")
-            if word and _same_unit(word, denominator.strip()):
+        # a bare number is the numerator only where the text states no such quantity
+        bare = not any(b.kind == "quantity" and b.key[1] == quantity[1] for b in _read_values(text))
+        rows = _table_rows(text)
+        header = " | ".join(rows[0]) if rows else ""
+        width = len(rows[0]) if rows else 0
+        unnamed = False
+        for line in _lines_with_number(text, float(v.key[2])):
+            row = header if width > 1 and line.count("|") + line.count(",") >= width - 1 else ""
+            if not match_values([part], f"{row}\n{line}", missing_quantity_unit=bare)[0].present:
+                continue
+            named = _periods(f"{row} {line}")
+            if any(_same_unit(word, period) for word in named):
+                return True
+            unnamed = unnamed or not named
+        if unnamed and not rows:  # a table's periods are its columns', not the text's
+            named = _periods(text)
+            if named and all(_same_unit(word, period) for word in named):
                 return True
     return False
+
+
+def _lines_with_number(text: str, number: float) -> list[str]:
+    """The lines of ``text`` that write ``number`` (as a number or a quantity's number), read
+    once with the whole text: only they can state a rate's numerator."""
+    starts = [0, *(m.end() for m in re.finditer(r"\n", text))]
+    lines = text.split("\n")
+    out: list[int] = []
+    for b in _read_values(text):
+        said = b.key if b.kind == "number" else b.key[2] if b.kind == "quantity" else None
+        if isinstance(said, float) and abs(said - number) <= 1e-9 * max(1.0, abs(number)):
+            at = bisect_right(starts, b.span[0]) - 1
+            if at not in out:
+                out.append(at)
+    return [lines[i] for i in sorted(out)]
+
+
+def _periods(text: str) -> list[str]:
+    """The periods ``text`` names a rate by ("per day", "hourly", "/h", "…_per_d")."""
+    said = " ".join(text.split()).casefold()
+    words = [
+        _PERIOD_WORDS.get(m.group(2) or "", m.group(1) or "")
+        for m in _RATE_DENOMINATOR.finditer(said)
+    ]
+    return [w for w in words if w]
 
 
 _CLOCK_DURATION = re.compile(r"(?<![\d:.])(\d{1,3}):([0-5]\d)(?::([0-5]\d))?(?![\d:])")
