@@ -1630,9 +1630,10 @@ def prose_other_sentence(
     dashes, "and", "but", "while") speaks of the one sentence holding the most of its
     lower-case content words (its predicate, not the names of its subject) that the prose has
     anywhere — at least two and :data:`SENTENCE_COVER` of them, more than any other sentence
-    (or, where sentences tie, the one that also holds the most of the clause's words with
-    its names: "Disco on Ice is capped at 250" between "Public sessions are capped at 250
-    skaters" and "Disco on Ice is capped at 300 skaters").
+    (or, where sentences tie, the one holding the most of the clause's names, words the
+    prose also capitalises away from a sentence's start: "Disco on Ice is capped at 250"
+    between "Public sessions are capped at 250 skaters" and "Disco on Ice is capped at 300
+    skaters").
     A number, quantity, date or time that sentence lacks, where it states another of the same
     kind and none of the clause's other values, is returned. Numbers inside a name
     (:func:`_in_name`) are left alone. ``sentences``: the premise's chunks
