@@ -1833,7 +1833,7 @@ _FIELD_NUMBER = re.compile(
 def _unit_of(name: str) -> str:
     """The unit a field or column name ends in ("unit_cost_gbp", "Weight (kg)", "mins"),
     as :data:`_FIELD_UNITS` reads it; "" for none."""
-    parts = [p for p in re.split(r"[_\s()/]+", name.strip().casefold()) if p]
+    parts = _key_words(name)
     if len(parts) >= 2 and parts[-1] in ("min", "mins") and _TIMED.intersection(parts):
         return "min"  # "dur_min", "wait_min": minutes, not a minimum
     return _FIELD_UNITS.get(parts[-1], "") if parts else ""
@@ -2034,7 +2034,7 @@ def _same_unit(a: str, b: str) -> bool:
     return bool(qa and qb and qa[1] == qb[1] and abs(qa[0] - qb[0]) <= 1e-9 * abs(qb[0]))
 
 
-def _rate_stated(v: Value, texts: Sequence[str], folded: str) -> bool:
+def _rate_stated(v: Value, texts: Sequence[str]) -> bool:
     """Whether the evidence states the claim's rate ("250 km a day") as its numerator
     ("250 km", or 250 under a ``km`` header) with its period ("daily", "per day", "/day",
     "…_per_d") named on the numerator's line or in the header of the table that line is a
@@ -2226,7 +2226,7 @@ def match_values(
             continue
         present = any(_same(v, b) for b in have)
         if not present and v.kind == "quantity" and "/" in str(v.key[3]):
-            present = _rate_stated(v, texts, folded)
+            present = _rate_stated(v, texts)
         if not present and v.kind == "identifier":
             present = _identifier_within(str(v.key), folded)
         if not present and v.kind == "number" and re.fullmatch(r"\d{3,}", v.text):
