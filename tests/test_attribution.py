@@ -25,7 +25,7 @@ from pytest_provenai.attribution.pipeline import Verifier, named_or_routed, stat
 from pytest_provenai.attribution.protected import check_values, content_terms, overlap, rescue
 from pytest_provenai.attribution.record import Auditor
 from pytest_provenai.attribution.repair import FALLBACK, repair
-from pytest_provenai.attribution.routing import anchor, centroid, cosine, on_topic, route
+from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, on_topic, route
 from pytest_provenai.attribution.verdict import RESCUE_MARGIN, Judgement, answer_verdict, decide
 from pytest_provenai.audit.metrics import aggregate
 from pytest_provenai.frozen.traces import (
@@ -234,6 +234,24 @@ def test_a_claim_goes_to_the_one_output_holding_all_its_values() -> None:
     assert anchor(r, stated, "The refund of 96.50 EUR was accepted.", _BOOKINGS).source == "b2"
 
 
+def test_value_anchoring_reads_a_records_field_names_as_its_words() -> None:
+    """ "Hb" is said by the guidance text the centroid picked, and by the donor record only
+    in a field's name (``last_hb_g_dl``): the record holds both values, so the claim is
+    anchored there, not kept by a word the record says in its field names."""
+    outputs = {
+        "g1": "Women need an Hb of at least 12.5 g/dL to give whole blood.",
+        "d1": "donor: ND-1\nlast_donation: 2033-10-14 (whole blood)\nlast_hb_g_dl: 13.1",
+    }
+    r = route([1.0, 0.0], {"g1": [1.0, 0.0], "d1": [0.8, 0.6]})
+    claim = "She last gave whole blood on 14 October 2033, with an Hb of 13.1 g/dL."
+    moved = anchor(r, claim, claim, outputs)
+    assert (moved.source, moved.status) == ("d1", "value_anchored")
+    # a name the record does not say at all still keeps the claim where it is
+    other = "She last gave whole blood at Kelso on 14 October 2033, with an Hb of 13.1 g/dL."
+    kelso = {**outputs, "g1": outputs["g1"] + " Kelso holds sessions weekly."}
+    assert anchor(r, other, other, kelso) is r
+
+
 _PETS = {
     "c1": "client: C-31\nowner: Ilse Varga\npet: Moss\ngroomer: Tamsin\ninterval_weeks: 6",
     "c2": "client: C-44\nowner: Bram Oduya\npet: Juniper\ngroomer: Lewin\ninterval_weeks: 8",
@@ -262,6 +280,35 @@ def test_a_claim_that_names_no_record_is_about_the_one_the_answer_named() -> Non
     # records of another shape (a totals object and a per-host table) are not siblings
     other = {**_PETS, "c2": "host,p95_ms\nwh-1,240\nwh-2,5120"}
     assert on_topic(r, "p95 peaked.", ["wh-2 was worst."], other, _TOOLS, _FAMILIES) is r
+
+
+def test_a_name_the_claim_gives_a_field_does_not_say_its_record() -> None:
+    """ "His groomer is Tamsin" names Tamsin, but as the groomer: a value the claim states,
+    held only in c1's ``groomer`` field, not the record the claim is about. The answer is
+    about Juniper (c2), so the claim is checked against c2 (where the groomer is Lewin)."""
+    r = route([1.0, 0.0], {"c1": [1.0, 0.0], "c2": [0.8, 0.6], "s1": [0.0, 1.0]})
+    earlier = ["What's on Juniper's file?"]
+    moved = on_topic(r, "His groomer is Tamsin.", earlier, _PETS, _TOOLS, _FAMILIES)
+    assert (moved.source, moved.status) == ("c2", "topic_anchored")
+    # a name not in a field the claim names, or an identifier, says what it is about
+    assert on_topic(r, "Moss sees Tamsin.", earlier, _PETS, _TOOLS, _FAMILIES) is r
+    stated = "Client C-31's groomer is Tamsin."
+    assert on_topic(r, stated, earlier, _PETS, _TOOLS, _FAMILIES) is r
+    # a value every record holds tells nothing apart: the claim is left where it is
+    wing = {s: t + "\nwing: Bluebell" for s, t in _PETS.items()}
+    assert on_topic(r, "His wing is Bluebell.", earlier, wing, _TOOLS, _FAMILIES) is r
+    # a claim whose values anchored it to the other record moves too: a value only that
+    # record holds is no support for a claim about this one
+    anchored = Route(r.source, r.score, r.margin, r.ranking, "value_anchored")
+    again = on_topic(anchored, "He's groomed every 6 weeks.", earlier, _PETS, _TOOLS, _FAMILIES)
+    assert (again.source, again.status) == ("c2", "topic_anchored")
+    # an earlier text names a record by a field's value too ("the one with groomer Lewin")
+    lewin = ["Which dog has groomer Lewin?"]
+    assert on_topic(r, "Groomed every six weeks.", lewin, _PETS, _TOOLS, _FAMILIES).source == "c2"
+    # the field the answer named its record by turns to another record ("Owner Ilse Varga"
+    # after "Owner Bram Oduya"): the claim stays
+    owners = ["Owner Bram Oduya books weekly."]
+    assert on_topic(r, "Owner Ilse Varga books monthly.", owners, _PETS, _TOOLS, _FAMILIES) is r
 
 
 def test_a_field_name_does_not_hold_a_claim_in_its_record() -> None:

@@ -16,6 +16,7 @@ from pytest_provenai.attribution.rows import (
     counted,
     listed_count,
     log_other_line,
+    name_field_conflict,
     prose_other_sentence,
     records,
     row_check,
@@ -2309,3 +2310,55 @@ def test_thirty_second_round_prose_binding() -> None:
     # names that both sentences hold, or neither, tell nothing apart
     plain = "Walks take up to 12 people."
     assert prose_other_sentence(plain, read_values(plain), rules) == ()
+
+
+_CLIENT = (
+    "client: C-44\nowner: Bram Oduya\npet: Juniper\ngroomer: Lewin Adeyemi\n"
+    "microchipped: Yes\nnotes: Nervous of dryers; book Lewin Adeyemi or Sal if he is away"
+)
+
+
+def test_thirty_third_round_a_named_field_settles_a_name() -> None:
+    # a name the record lacks, where the field the claim names holds another name
+    wrong = "His groomer is Tamsin."
+    assert name_field_conflict(wrong, ("Tamsin",), _CLIENT) == ("Tamsin",)
+    one = support_signals(
+        wrong, [_CLIENT], _CLIENT, "groomer: Lewin Adeyemi", [_CLIENT], structured=True
+    )
+    assert one.conflict == "field_conflict" and not one.rescue_ok
+    right = "His groomer is Lewin Adeyemi."
+    assert (
+        support_signals(
+            right, [_CLIENT], _CLIENT, "groomer: Lewin Adeyemi", [_CLIENT], structured=True
+        ).conflict
+        is None
+    )
+    # the claim says a name the field holds: no conflict, whatever else it adds
+    assert name_field_conflict("His groomer is Lewin, with Tamsin.", ("Tamsin",), _CLIENT) == ()
+    # not names: capitals ("OK", "FC"), "I've", identifiers
+    for absent in (("OK",), ("FC",), ("I've",), ("C-45",)):
+        assert name_field_conflict("His groomer is fine, OK.", absent, _CLIENT) == ()
+    # a field holding no name (a yes/no) or prose (a note of many words) settles nothing
+    assert name_field_conflict("Microchipped by Tamsin.", ("Tamsin",), _CLIENT) == ()
+    assert name_field_conflict("The notes say ask Tamsin.", ("Tamsin",), _CLIENT) == ()
+    # a field the claim does not name, or text with no fields
+    assert name_field_conflict("Tamsin walks him.", ("Tamsin",), _CLIENT) == ()
+    # the name must be the one the claim gives the field, not another of the claim's
+    assert name_field_conflict("His groomer bathes him in Hayle.", ("Hayle",), _CLIENT) == ()
+    assert name_field_conflict("Tamsin is his groomer.", ("Tamsin",), _CLIENT) == ("Tamsin",)
+    # accents, an initial, a title: the same person, or no name
+    staff = "keyworker: Zoë Marsh\nskipper: T. Vosper\ndoctor: Dr Tom Ng"
+    assert name_field_conflict("Her keyworker is Zoe.", ("Zoe",), staff) == ()
+    assert name_field_conflict("The skipper, Talan, sails at six.", ("Talan",), staff) == ()
+    assert name_field_conflict("Her doctor is Dr Lee.", ("Lee",), staff) == ("Lee",)
+    assert name_field_conflict(wrong, ("Tamsin",), "Lewin Adeyemi grooms him.") == ()
+
+
+def test_thirty_third_round_antonyms() -> None:
+    assert polarity("Fees are decreasing in May.", "Fees are increasing in May.").antonym
+    assert polarity("Fees are increasing in May.", "Fees are decreasing in May.").antonym
+    assert polarity("A 10% discount applies.", "A 10% surcharge applies.").antonym
+    # "high" / "low" and "fit" / "unfit" are no pairs: too many senses ("the high street",
+    # "a low clearance" against "high-sided vehicles"; "fit through the door")
+    assert polarity("The high street branch closes at 5pm.", "Stock is low.").antonym is None
+    assert polarity("The sofa will fit the alcove.", "The old frame was unfit.").antonym is None

@@ -40,8 +40,8 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("earlier early", "later late"),
     ("open opened opens reopened", "closed close closes shut"),
     (
-        "increase increased increases rise rose risen rising rises raised",
-        "decrease decreased decreases fall fell fallen falling falls lowered dropped",
+        "increase increased increases increasing rise rose risen rising rises raised",
+        "decrease decreased decreases decreasing fall fell fallen falling falls lowered dropped",
     ),
     ("widen widened widens wider", "narrow narrowed narrows narrower"),
     ("higher greater larger bigger", "lower fewer smaller"),
@@ -66,6 +66,7 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("valid", "invalid expired"),
     ("complete completed", "incomplete unfinished"),
     ("safe", "unsafe"),
+    ("discount discounted", "surcharge surcharged"),
     ("legal", "illegal"),
     ("hot warm", "cold cool"),
     ("long longer", "short shorter"),

@@ -30,7 +30,13 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_provenai.attribution.protected import claim_values, content_terms
-from pytest_provenai.attribution.rows import cut_values, field, records, without_keys
+from pytest_provenai.attribution.rows import (
+    cut_values,
+    field,
+    records,
+    said_fields,
+    without_keys,
+)
 from pytest_provenai.attribution.support import names
 from pytest_provenai.attribution.values import match_values
 
@@ -131,7 +137,10 @@ def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Ro
     if len(full) != 1:
         return r
     target = full[0]
-    chosen, other = outputs[r.source].casefold(), outputs[target].casefold()
+    # the target's underscores read as spaces, so that its field names are its words too
+    # ("Hb" of ``last_hb_g_dl``, "car" of ``car_group``): a word the chosen output says and
+    # the target says only in a field's name keeps nothing on the chosen output
+    chosen, other = outputs[r.source].casefold(), outputs[target].casefold().replace("_", " ")
     named = names(content)
     if any(_says(chosen, name) and not _says(other, name) for name in named):
         return r
@@ -169,7 +178,15 @@ def on_topic(
     checked against what that record says: a value only the other record holds is then no
     support. An earlier text that names two of them (a comparison) settles nothing. Only
     between records of one shape (:func:`_alike`), and not for search results, which are
-    about different things."""
+    about different things.
+
+    A name that some of the records hold only as the value of a field the claim names
+    ("Carys" of "His preferred groomer's Carys", where the other client's groomer is Carys)
+    is a value the claim states, not the record it is about — unless the claim gives it to
+    the field the answer named its record by ("Owner Ilse Varga books monthly" after "Owner
+    Bram Oduya books weekly" turns to another record). A claim its values anchored
+    (:func:`anchor`) to another record is moved too: a value only that record holds is no
+    support for a claim about this one."""
     if r.source is None or len(r.ranking) < 2:
         return r
     if family_of.get(r.source) == "search":  # search results are about different things
@@ -179,17 +196,33 @@ def on_topic(
     if r.source not in same or len(same) < 2:
         return r
 
-    def held(text: str) -> list[list[str]]:
-        ids = [v.text for v in claim_values(text) if v.kind == "identifier"]
-        return [[s for s in same if _says(outputs[s], n)] for n in [*names(text), *ids]]
+    def held(text: str) -> list[tuple[str, list[str], bool]]:
+        # (name or identifier, the records holding it, whether it is an identifier)
+        said = [(n, False) for n in names(text)]
+        said += [(v.text, True) for v in claim_values(text) if v.kind == "identifier"]
+        return [(n, [s for s in same if _says(outputs[s], n)], i) for n, i in said]
 
-    def named(text: str) -> set[str]:
-        return {holders[0] for holders in held(text) if len(holders) == 1}
+    def subjects(text: str) -> list[tuple[str, list[str]]]:
+        # those of ``held`` that say which record the text is about: not a name that some
+        # records hold only as the value of a field the text names ("Carys" of "His
+        # preferred groomer's Carys"), a value it states
+        return [
+            (n, holders)
+            for n, holders, identifier in held(text)
+            if holders
+            and (
+                identifier
+                or len(holders) == len(same)
+                or not all(_field_keys(outputs[s], n, text) for s in holders)
+            )
+        ]
 
-    if any(held(claim)):  # the claim names what it is about (its attribution phrase too)
-        return r
+    if subjects(claim):
+        return r  # the claim names what it is about (its attribution phrase too)
     for text in reversed(earlier):
-        found = named(text)
+        # an earlier text names a record by any name only it holds, the value of a field it
+        # names too ("the copy with call number QX 641 RAM" names that copy)
+        found = {holders[0] for _, holders, _ in held(text) if len(holders) == 1}
         if len(found) > 1:
             return r
         if found:
@@ -199,8 +232,29 @@ def on_topic(
         return r
     if target == r.source or not _alike(outputs[target], outputs[r.source]):
         return r
+    # a name the claim gives the field the answer named its record by ("Customer Ilse Varga
+    # is on Gold" after "Bram Oduya is on Silver") turns to another record: it stays
+    by = {k for n, h, _ in held(text) if h == [target] for k in _field_keys(outputs[target], n)}
+    if any(by & _field_keys(outputs[s], n, claim) for n in names(claim) for s in same):
+        return r
     score = dict(r.ranking)[target]
     return Route(target, score, score - r.score, r.ranking, "topic_anchored")
+
+
+def _field_keys(output: str, name: str, claim: str | None = None) -> set[str]:
+    """The names (casefolded) of the fields of ``output`` whose value says ``name``; with a
+    ``claim``, only the fields it names ("Carys" of "His preferred groomer's Carys" in
+    ``preferred_groomer: Carys``: a value the claim states of that record)."""
+    lines = (
+        (line for line, _ in said_fields(claim, output, shortest=3))
+        if claim is not None
+        else output.split("\n")
+    )
+    return {
+        kv[0].strip().casefold()
+        for line in lines
+        if (kv := field(line)) is not None and _says(kv[1], name)
+    }
 
 
 @lru_cache(maxsize=512)

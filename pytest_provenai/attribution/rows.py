@@ -45,6 +45,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -65,6 +66,7 @@ __all__ = [
     "line_other_value",
     "listed_count",
     "log_other_line",
+    "name_field_conflict",
     "name_terms",
     "numbered_records",
     "range_ends",
@@ -1113,6 +1115,87 @@ def field_conflict(content: str, values: Sequence[Value], unit: str) -> tuple[st
     return tuple(out)
 
 
+#: A capitalised word of a field's value: a name ("Marek", "R. Dunstable").
+_PROPER = re.compile(r"\b[A-Z][a-z][\w'’-]*")
+#: Capitalised values that are no names, and titles, which say nobody by themselves.
+_NO_NAMES = frozenset("true false yes no none n/a unknown mr mrs ms miss mx dr prof sir".split())
+#: A name of words: a capital, then lower-case letters ("Carys", "Marsh-Ashdown"; not "OK",
+#: "FC", "I've" or "K-20817").
+_WORD_NAME = re.compile(r"[A-Z][a-z]+(?:[-'’][A-Za-z]+)*")
+#: The most words of a field value read as a name (a longer one is prose: a rule, a note),
+#: and a word that makes it no name ("Nervous of dryers": "of" and "van" may join a name).
+_NAME_WORDS = 6
+_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z]{4,}\b")
+#: An initial of a name ("R. Dunstable", "T Vosper").
+_INITIAL = re.compile(r"\b([A-Z])\.?(?=\s+[A-Z])")
+#: Words that may stand between a field's name and the name the claim gives it: "groomer's
+#: Carys", "venue is Holloway Green Library", "Mr Pruett as my assistant", "test was with
+#: Ferreira" — not "owner lives in Hayle", which says something else of the owner.
+_NAME_LINKS = frozenset(
+    "is was are were be been being the a an my our your his her their its as named called "
+    "with by now currently still s mr mrs ms miss mx dr prof sir".split()
+)
+_TOKEN = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+
+
+def _plain(text: str) -> str:
+    """``text`` casefolded without accents ("Zoë" → "zoe")."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _names_the_field(content: str, name: str, key: str) -> bool:
+    """Whether ``name`` stands next to the words of field name ``key`` in the claim, only
+    :data:`_NAME_LINKS` between them ("groomer's Carys", "Quarrie is the mechanic")."""
+    terms = {stem(t) for t in name_terms(key) if len(t) >= 3} - {stem(w) for w in _SORT_WORDS}
+    words = [w.casefold().removesuffix("'s").removesuffix("’s") for w in _TOKEN.findall(content)]
+    at_name = [i for i, w in enumerate(words) if w == name.casefold()]
+    at_field = [i for i, w in enumerate(words) if stem(w) in terms]
+    return any(
+        all(w in _NAME_LINKS for w in words[min(a, f) + 1 : max(a, f)])
+        for a in at_name
+        for f in at_field
+    )
+
+
+def name_field_conflict(content: str, absent: Sequence[str], unit: str) -> tuple[str, ...]:
+    """Names of the claim that its source lacks (``absent``) given as the value of a field
+    that holds another name ("His preferred groomer's Carys" against ``preferred_groomer:
+    Marek``; "Dafne Quarrie is the mechanic" against ``mechanic: Priya Lockhart``): the named
+    field settles who it is, as :func:`field_conflict` does for values. The name must stand
+    next to the field's words in the claim (:func:`_names_the_field`: "Juniper's owner lives
+    in Hayle" gives the owner no name). Only names of words (not identifiers, "OK" or
+    "I've"), fields named by a word of three letters or more that says more than a value's
+    sort, and a value that reads as a name: at most six words, a capitalised one other than
+    a title, none of them said by the claim (accents aside: "Zoe" is "Zoë"), no initial
+    that could be the claim's name ("Talan" against "T. Vosper"), and no lower-case word of
+    four letters or more ("Nervous of dryers", a note, is no name)."""
+    absent = tuple(n for n in absent if _WORD_NAME.fullmatch(n))
+    if not absent or ":" not in unit:
+        return ()
+    said = set(_TOKEN.findall(_plain(content)))
+    out: list[str] = []
+    for part, _ in said_fields(content, unit, shortest=3):
+        kv = field(part)
+        if (
+            kv is None
+            or not {t for t in name_terms(kv[0]) if len(t) >= 3} - _SORT_WORDS
+            or len(kv[1].split()) > _NAME_WORDS
+            or _LOWER_WORD.search(kv[1])
+        ):
+            continue
+        held = [w for w in _PROPER.findall(kv[1]) if w.casefold() not in _NO_NAMES]
+        if not held or any(_plain(w) in said for w in held):
+            continue
+        initials = set(_INITIAL.findall(kv[1]))
+        out += [
+            n
+            for n in absent
+            if n[0] not in initials and n not in out and _names_the_field(content, n, kv[0])
+        ]
+    return tuple(out)
+
+
 def without_keys(text: str) -> str:
     """``text`` with the key of each ``key: value`` line cut (``meter: FVW-88302`` →
     ``FVW-88302``): what a record says, not the names of its fields."""
@@ -1695,10 +1778,16 @@ def _names_in(clause: str, sentences: Sequence[str]) -> set[str]:
     """The clause's names: its capitalised words that the ``sentences`` also capitalise away
     from a sentence's start ("Ice" of "Disco on Ice"; not "Weekend" opening a claim)."""
     said = {w.casefold() for w in _CAPITALISED.findall(clause)}
-    inner = {
+    return said & _inner_capitals(tuple(sentences))
+
+
+@lru_cache(maxsize=256)
+def _inner_capitals(sentences: tuple[str, ...]) -> frozenset[str]:
+    """The words ``sentences`` capitalise away from a sentence's start, casefolded (cached:
+    each tie of a premise asks it again)."""
+    return frozenset(
         w.casefold()
         for s in sentences
         for part in re.split(r"(?<=[.!?])\s+", s.strip())
         for w in _CAPITALISED.findall(part.split(None, 1)[1] if " " in part.strip() else "")
-    }
-    return said & inner
+    )

@@ -23,7 +23,10 @@ negated fields (its chunk may be one line of it). A *conflict* makes the claim
 * ``field_conflict`` — a source that is not a table of rows has a ``key: value`` field
   that the claim names beside one of its values, and that field holds another value of
   the same sort and not the claim's ("requested at 14:20" against ``aircraft: …
-  requested 14:02``; :func:`~pytest_provenai.attribution.rows.field_conflict`);
+  requested 14:02``; :func:`~pytest_provenai.attribution.rows.field_conflict`), or the
+  claim gives a field a name the source lacks while the field holds another ("His
+  preferred groomer's Carys" against ``preferred_groomer: Marek``;
+  :func:`~pytest_provenai.attribution.rows.name_field_conflict`);
 * ``superlative_conflict`` — the claim calls its amount the highest or the lowest and
   another row of the table holds a higher or lower one in that column
   (:func:`~pytest_provenai.attribution.rows.superlative_conflict`).
@@ -63,6 +66,7 @@ from pytest_provenai.attribution.rows import (
     line_other_value,
     listed_count,
     log_other_line,
+    name_field_conflict,
     prose_other_sentence,
     range_ends,
     records,
@@ -296,6 +300,16 @@ def support_signals(
         )
         if from_line:
             row = replace(row, other_row=from_line)
+    folded_source = " ".join(f"{source_text} {asked if structured else ''}".split()).casefold()
+    named = content
+    for v in sorted(claim_values(content), key=lambda v: -v.span[0]):
+        if v.kind not in ("identifier", "text"):
+            named = named[: v.span[0]] + " " * (v.span[1] - v.span[0]) + named[v.span[1] :]
+    absent = tuple(
+        n
+        for n in names(named)
+        if n.casefold() not in folded_source and n.casefold().removesuffix("s") not in folded_source
+    )
     conflict: str | None = None
     if row.conflict:
         conflict = "value_from_other_row"
@@ -309,20 +323,12 @@ def support_signals(
         content, [v for v in read if v.text not in borne], record or source_text
     ):
         conflict = "field_conflict"
+    elif not row.structured and name_field_conflict(content, absent, record or source_text):
+        conflict = "field_conflict"
     elif row.structured and superlative_conflict(
         content, [v for v in read if v.text not in borne], source_text
     ):
         conflict = "superlative_conflict"
-    folded_source = " ".join(f"{source_text} {asked if structured else ''}".split()).casefold()
-    named = content
-    for v in sorted(claim_values(content), key=lambda v: -v.span[0]):
-        if v.kind not in ("identifier", "text"):
-            named = named[: v.span[0]] + " " * (v.span[1] - v.span[0]) + named[v.span[1] :]
-    absent = tuple(
-        n
-        for n in names(named)
-        if n.casefold() not in folded_source and n.casefold().removesuffix("s") not in folded_source
-    )
     row_values_ok = not row.structured or not row.missing
     quoted = (
         not structured
