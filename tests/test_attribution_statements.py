@@ -1134,3 +1134,45 @@ def test_thirty_first_round_shapes_that_name_no_source() -> None:
     ):
         a = find_attribution(text, _THIRTY_FIRST_TOOLS)
         assert a.status != "stated", (text, a)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        # a greeting with a name and nothing after it, or two names
+        ("hey marta", True),
+        ("hiii jonah!", True),
+        ("Hello Rhian and Joss, how lovely to hear from you!", True),
+        # sign-offs: "with" before them, love, kisses, a job title in brackets
+        ("With warm regards, Odile Brant, Registrar (Lettings)", True),
+        ("Much love, Sunniva xx", True),
+        ("ta Bryn", True),
+        # offers and asks by their short forms, and old-fashioned closings
+        ("lmk if the florist wants the dates", True),
+        ("any q's ring me", True),
+        ("dm us the sizes and we'll hold them!", True),
+        ("Kindly advise which slot suits.", True),
+        ("We remain, dear Sir, yours faithfully, the Trustees.", True),
+        ("hope he likes the colour!", True),
+        # names and words that only look like those shapes assert
+        ("Love Lane is closed to traffic on Sunday.", False),
+        ("Ta Prohm opens at 7:30.", False),
+        ("Hi-vis vests are required on the quay.", False),
+        ("Hey Duggan, the van is booked for 9.", False),
+        ("Hope Street car park charges £2 an hour.", False),
+        ("Any queries about invoice 4471 go to accounts.", False),
+        # short lines of a rota or timetable, and facts after a short form
+        ("- Morning session full", False),
+        ("Dear customer", False),
+        ("Great Yarmouth", False),
+        ("TA: Bryn Hughes", False),
+        ("Love: 15-40", False),
+        ("any q's, the office is open until 5pm on Friday.", False),
+        ("Hope she enjoys the course, which starts at 9am on 3 May.", False),
+        ("Fair winds are forecast for Saturday, force 3.", False),
+        ("We remain closed on Sundays while yours is being repaired.", False),
+        ("Kindly note the fee is £40.", False),
+    ],
+)
+def test_thirty_third_round_conversation_shapes(sentence: str, pleasantry: bool) -> None:
+    assert is_pleasantry(sentence) is pleasantry

@@ -80,8 +80,15 @@ _PLEASANTRY = re.compile(
     (?:
       (?:i|we)\s+(?:do\s+|really\s+|sincerely\s+)?hope\b
     | hope\s+(?:this|that|that['’]s|it|it['’]s|you|your|the|everything|all|things|so|we|they)\b
+    | hope\s+(?:she|he)\b[^\d]*$
     | (?:i|we)\s+trust\s+(?:this|that|it|you|the\s+(?:foregoing|above|attached|enclosed))\b
     | (?:i|we)\s+remain\s+at\s+your\s+(?:disposal|service)\b
+    | (?:i|we)\s+remain\s*,[^.?!\d]*\b(?:servant|yours)\b
+    | (?:lmk|dm\s+(?:me|us)|kindly\s+(?:revert|advise|let\s+(?:me|us)\s+know))\b[^\d]*$
+    | any\s+q['’]?s\b[^.?!\d]{0,25}[\s!.]*$
+    | how\s+(?:lovely|nice|great|wonderful|good)\s+to\s+hear\s+from\s+you\b[^\d]*$
+    | fair\s+winds[\s!.]*$
+    | (?-i:hi+|hey+|hiya|heya|hello|ta)[ \t]+[a-z][\w'’-]*[ \t]*[!.]*$
     | [^.?!]*\b(?:these|they|this|those|it|(?:further|additional|more|other)\s+[a-z]+)\s+
       (?:can|could|will|may)\s+(?:gladly\s+|readily\s+|also\s+)?be\s+
       (?:provided|furnished|supplied|sent|shared|made\s+available|arranged)\s+
@@ -174,7 +181,8 @@ _EXCLAMATION = re.compile(
     r"""^[\W_]*(?:(?:oh|ok|okay|well|so|but|and|alright)[,!]?\s+)?
     (?:(?:many\s+|huge\s+|big\s+)?thanks(?!\s+to\b)|thank\s+you|cheers|(?:so\s+)?sorry
     |(?:my\s+)?apologies|congrats|congratulations|well\s+done
-    |(?:kind|best|warm|warmest)\s+regards|regards|best\s+wishes|all\s+the\s+best
+    |(?:with\s+)?(?:kind|best|warm|warmest)\s+regards|regards|(?:with\s+)?best\s+wishes
+    |all\s+the\s+best|(?:lots\s+of|much|all\s+my)\s+love
     |yours\s+(?:sincerely|truly|faithfully)|sincerely
     |(?:it['’]s\s+|that['’]s\s+)?(?:good|great|mixed|bad|sad)\s+news
       (?:\s+(?:tho|though|then|there|too|again|first))?
@@ -184,13 +192,15 @@ _EXCLAMATION = re.compile(
     [ \t]*(?:[,!.:;—–]+|[ \t]-[ \t])""",
     re.IGNORECASE | re.VERBOSE,
 )
-#: A signature: capitalised words, numbers and commas only ("Eleanor Pryce, Site 114").
-_SIGNATURE = re.compile(r"^(?:[A-Z0-9][\w'’.&-]*[ \t,]*)+[.!]?$")
-#: A greeting that opens a sentence, a name after it ("Hi Sam, here's where …", "Dear Mr
-#: Penhallow, thank you …").
+#: A signature: capitalised words, numbers and commas only ("Eleanor Pryce, Site 114",
+#: "Nerys Quayle, Archivist (Searchroom Services)"), kisses after it ("Priya x").
+_SIGNATURE = re.compile(r"^(?:\(?[A-Z0-9][\w'’.&-]*\)?[ \t,]*)+(?:x+)?[.!]?$")
+#: A greeting that opens a sentence, a name (or two) after it ("Hi Sam, here's where …",
+#: "Dear Mr Penhallow, thank you …", "Hello Imogen and Tobias!").
 _GREETING = re.compile(
-    r"^[\W_]*(?:hi|hello|hey|hiya|dear|(?:good\s+)?(?:morning|afternoon|evening))\b"
-    r"(?:[ \t]+(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?)?(?:[ \t]+[A-Z][\w'’-]*){0,2}[ \t]*[,!.]",
+    r"^[\W_]*(?:hi+|hello|hey+|hiya|heya|dear|(?:good\s+)?(?:morning|afternoon|evening))\b"
+    r"(?:[ \t]+(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?)?(?:[ \t]+[A-Z][\w'’-]*){0,2}"
+    r"(?:[ \t]+(?:and|&)[ \t]+[A-Z][\w'’-]*)?[ \t]*[,!.]",
     re.IGNORECASE,
 )
 #: A question that asserts what it asks about ("Can you believe …", "Who could resist a …").
