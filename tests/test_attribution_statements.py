@@ -1172,6 +1172,11 @@ def test_thirty_first_round_shapes_that_name_no_source() -> None:
         ("Fair winds are forecast for Saturday, force 3.", False),
         ("We remain closed on Sundays while yours is being repaired.", False),
         ("Kindly note the fee is £40.", False),
+        # a formal offer or request ("I should be grateful for …"), not a statement of mood
+        ("I should be grateful for your instructions on the lease.", True),
+        ("We would be delighted to show you round.", True),
+        ("We should be happy with the new roof, it holds.", False),
+        ("We should be grateful if the fee of £40 were paid.", False),
     ],
 )
 def test_thirty_third_round_conversation_shapes(sentence: str, pleasantry: bool) -> None:

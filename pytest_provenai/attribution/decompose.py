@@ -84,6 +84,8 @@ _PLEASANTRY = re.compile(
     | (?:i|we)\s+trust\s+(?:this|that|it|you|the\s+(?:foregoing|above|attached|enclosed))\b
     | (?:i|we)\s+remain\s+at\s+your\s+(?:disposal|service)\b
     | (?:i|we)\s+remain\s*,[^.?!\d]*\b(?:servant|yours)\b
+    | (?:i|we)\s+(?:should|shall|would)\s+be\s+(?:(?:very|most|more\s+than)\s+)?
+      (?:glad|grateful|happy|pleased|delighted)\s+(?:to|if|for)\b[^\d]*$
     | (?:lmk|dm\s+(?:me|us)|kindly\s+(?:revert|advise|let\s+(?:me|us)\s+know))\b[^\d]*$
     | any\s+q['’]?s\b[^.?!\d]{0,25}[\s!.]*$
     | how\s+(?:lovely|nice|great|wonderful|good)\s+to\s+hear\s+from\s+you\b[^\d]*$
