@@ -222,7 +222,8 @@ def on_topic(
     for text in reversed(earlier):
         # an earlier text names a record by any name only it holds, the value of a field it
         # names too ("the copy with call number QX 641 RAM" names that copy)
-        found = {holders[0] for _, holders, _ in held(text) if len(holders) == 1}
+        said = held(text)
+        found = {holders[0] for _, holders, _ in said if len(holders) == 1}
         if len(found) > 1:
             return r
         if found:
@@ -234,7 +235,7 @@ def on_topic(
         return r
     # a name the claim gives the field the answer named its record by ("Customer Ilse Varga
     # is on Gold" after "Bram Oduya is on Silver") turns to another record: it stays
-    by = {k for n, h, _ in held(text) if h == [target] for k in _field_keys(outputs[target], n)}
+    by = {k for n, h, _ in said if h == [target] for k in _field_keys(outputs[target], n)}
     if any(by & _field_keys(outputs[s], n, claim) for n in names(claim) for s in same):
         return r
     score = dict(r.ranking)[target]

@@ -1006,6 +1006,13 @@ _BOUNDED = re.compile(
 _SORT_WORDS = frozenset("date time day year month number value amount".split())
 
 
+def _telling_words(key: str) -> set[str]:
+    """The words of three letters or more of a field's name that say more than the sort of
+    its value ("preferred", "groomer" of ``preferred_groomer``; none of ``date``): a claim
+    that says them names the field."""
+    return {t for t in name_terms(key) if len(t) >= 3} - _SORT_WORDS
+
+
 #: Superlatives that say a value is the most or the least of its column.
 _MOST = frozenset("highest biggest largest longest heaviest warmest hottest greatest".split())
 _LEAST = frozenset("lowest smallest shortest lightest coldest coolest fewest".split())
@@ -1106,8 +1113,7 @@ def field_conflict(content: str, values: Sequence[Value], unit: str) -> tuple[st
         named = [
             kv[1]
             for part, _ in said_fields(clause, unit, shortest=3)
-            if (kv := field(part)) is not None
-            and {t for t in name_terms(kv[0]) if len(t) >= 3} - _SORT_WORDS
+            if (kv := field(part)) is not None and _telling_words(kv[0])
         ]
         same = [c for c in named if any(_sorts(w) & sorts for w in read_values(c))]
         if same and not any(match_values([v], c)[0].present for c in _touched(clause, unit)):
@@ -1179,7 +1185,7 @@ def name_field_conflict(content: str, absent: Sequence[str], unit: str) -> tuple
         kv = field(part)
         if (
             kv is None
-            or not {t for t in name_terms(kv[0]) if len(t) >= 3} - _SORT_WORDS
+            or not _telling_words(kv[0])
             or len(kv[1].split()) > _NAME_WORDS
             or _LOWER_WORD.search(kv[1])
         ):
