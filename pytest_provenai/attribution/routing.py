@@ -33,6 +33,7 @@ from pytest_provenai.attribution.protected import claim_values, content_terms
 from pytest_provenai.attribution.rows import (
     cut_values,
     field,
+    field_parts,
     records,
     said_fields,
     without_keys,
@@ -249,7 +250,7 @@ def _field_keys(output: str, name: str, claim: str | None = None) -> set[str]:
     lines = (
         (line for line, _ in said_fields(claim, output, shortest=3))
         if claim is not None
-        else output.split("\n")
+        else field_parts(output)
     )
     return {
         kv[0].strip().casefold()

@@ -63,6 +63,7 @@ __all__ = [
     "cut_values",
     "field",
     "field_conflict",
+    "field_parts",
     "line_other_value",
     "listed_count",
     "log_other_line",
@@ -949,7 +950,7 @@ def said_fields(
             3 <= len(t) <= 4 and any(len(w) > len(t) and w.startswith(t) for w in words)
         )
 
-    for part in _FIELD_SPLIT.split(unit):
+    for part in field_parts(unit):
         kv = field(part)
         if kv is None and empty:
             bare = _EMPTY_FIELD.match(part)
@@ -973,6 +974,14 @@ def name_terms(key: str) -> set[str]:
 #: What separates the fields of a unit: lines, or "k: v; k: v" (a JSON object as the
 #: chunker writes it).
 _FIELD_SPLIT = re.compile(r"[;\n]")
+
+
+def field_parts(unit: str) -> list[str]:
+    """The parts of ``unit`` that may each be one ``key: value`` field (:func:`field`):
+    its lines, and the pieces of "k: v; k: v" (a JSON object as the chunker writes it)."""
+    return _FIELD_SPLIT.split(unit)
+
+
 _EMPTY_FIELD = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s*$")
 
 
@@ -1002,15 +1011,15 @@ _BOUNDED = re.compile(
     re.IGNORECASE,
 )
 #: Field-name words that say only what sort of value a field holds ("date", "time"): a
-#: claim that says one names no field by it.
-_SORT_WORDS = frozenset("date time day year month number value amount".split())
+#: claim that says one (or its plural: "dates", "times") names no field by it.
+_SORT_STEMS = frozenset(stem(w) for w in "date time day year month number value amount".split())
 
 
 def _telling_words(key: str) -> set[str]:
     """The words of three letters or more of a field's name that say more than the sort of
     its value ("preferred", "groomer" of ``preferred_groomer``; none of ``date``): a claim
     that says them names the field."""
-    return {t for t in name_terms(key) if len(t) >= 3} - _SORT_WORDS
+    return {t for t in name_terms(key) if len(t) >= 3 and stem(t) not in _SORT_STEMS}
 
 
 #: Superlatives that say a value is the most or the least of its column.
@@ -1074,7 +1083,7 @@ def _touched(clause: str, unit: str) -> list[str]:
     """The values of the fields of ``unit`` whose name shares a word with ``clause`` (by
     :func:`stem`): a field the clause may speak of ("moisture" of ``moisture_pct``)."""
     said = _stems(clause)
-    fields = (field(part) for part in _FIELD_SPLIT.split(unit))
+    fields = (field(part) for part in field_parts(unit))
     return [
         kv[1] for kv in fields if kv is not None and {stem(t) for t in name_terms(kv[0])} & said
     ]
@@ -1153,7 +1162,7 @@ def _plain(text: str) -> str:
 def _names_the_field(content: str, name: str, key: str) -> bool:
     """Whether ``name`` stands next to the words of field name ``key`` in the claim, only
     :data:`_NAME_LINKS` between them ("groomer's Carys", "Quarrie is the mechanic")."""
-    terms = {stem(t) for t in name_terms(key) if len(t) >= 3} - {stem(w) for w in _SORT_WORDS}
+    terms = {stem(t) for t in _telling_words(key)}
     words = [w.casefold().removesuffix("'s").removesuffix("’s") for w in _TOKEN.findall(content)]
     at_name = [i for i, w in enumerate(words) if w == name.casefold()]
     at_field = [i for i, w in enumerate(words) if stem(w) in terms]
