@@ -2362,3 +2362,23 @@ def test_thirty_third_round_antonyms() -> None:
     # "a low clearance" against "high-sided vehicles"; "fit through the door")
     assert polarity("The high street branch closes at 5pm.", "Stock is low.").antonym is None
     assert polarity("The sofa will fit the alcove.", "The old frame was unfit.").antonym is None
+
+
+def test_thirty_fourth_round_opposites_on_a_field() -> None:
+    resident = "resident_id: HM-0231\nfalls_risk: high (score 17, reviewed 2033-05-13)"
+    assert polarity("Falls risk: low, reviewed 13 May.", resident).antonym == ("low", "high")
+    assert polarity("Falls risk: high, reviewed 13 May.", resident).antonym is None
+    # a field named by another word of its value; "on" / "off" only at a clause's end
+    meta = "File Name : C22.mp4\nAudio : cabin mic off\nMax Speed : 58 mph"
+    assert polarity("Cabin mic was ON.", meta).antonym == ("on", "off")
+    assert polarity("The cabin mic was on the dashboard.", meta).antonym is None
+    scan = '{\n  "abo_rhd": "B RhD positive",\n  "bag_no": "NB33-600220"\n}'
+    assert polarity("The bag is B RhD negative.", scan).antonym == ("negative", "positive")
+    row = "ref_code: DRO/PAR/14/5; access_status: unfit for production"
+    assert polarity("DRO/PAR/14/5 is fit for production.", row).antonym == ("fit", "unfit")
+    # not when the claim says the field's word too, when the unit says the claim's word
+    # (two eyes: which one the claim means is unsure), or when no clause speaks of the field
+    assert polarity("Falls risk is high, never low.", resident).antonym is None
+    eyes = "left_eye_pressure: high\nright_eye_pressure: low"
+    assert polarity("Eye pressure low on the right.", eyes).antonym is None
+    assert polarity("Stock runs low on Fridays.", resident).antonym is None

@@ -23,7 +23,14 @@ import re
 from dataclasses import dataclass
 
 from pytest_provenai.attribution.protected import claim_values, content_terms
-from pytest_provenai.attribution.rows import cut_values, field, said_fields, stem
+from pytest_provenai.attribution.rows import (
+    cut_values,
+    field,
+    field_parts,
+    name_terms,
+    said_fields,
+    stem,
+)
 from pytest_provenai.attribution.values import read_values
 
 __all__ = ["ANTONYMS", "Polarity", "negates", "polarity"]
@@ -81,6 +88,27 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ),
     ("improve improves improved improving", "worsen worsens worsened worsening deteriorated"),
 )
+#: Opposites with too many other senses to count anywhere ("a low bridge", "on Monday",
+#: "a positive review", "fit a new blade"): they count only on a field of a record
+#: (:func:`_field_opposite`), whose value says the one and the claim the other.
+_FIELD_PAIRS: tuple[tuple[str, str], ...] = (
+    ("high", "low"),
+    ("on", "off"),
+    ("positive", "negative"),
+    ("fit", "unfit"),
+    ("fast quick", "slow"),
+    ("wet", "dry"),
+    ("kept retained", "released"),
+)
+#: word → its opposites on a field (:data:`_FIELD_PAIRS`).
+_FIELD_OPPOSITES: dict[str, frozenset[str]] = {}
+for _a, _b in _FIELD_PAIRS:
+    for _one, _other in ((_a, _b), (_b, _a)):
+        for _w in _one.split():
+            _FIELD_OPPOSITES[_w] = _FIELD_OPPOSITES.get(_w, frozenset()) | frozenset(_other.split())
+#: The opposites that are also prepositions: they count only at the end of a clause ("the
+#: cabin mic was on.", not "on the 14th").
+_PREPOSITIONS = frozenset({"on", "off"})
 #: word → the set of its antonyms.
 ANTONYMS: dict[str, frozenset[str]] = {}
 #: word → the words of its own side of a pair ("unpaid" → "outstanding", "overdue").
@@ -294,7 +322,7 @@ def _flag(claim: str, unit: str) -> str | None:
     other = _other_value(claim, unit)
     if other is not None:
         return other
-    for part in re.split(r"[;\n]", unit):
+    for part in field_parts(unit):
         kv = field(part)
         if kv is None or not re.fullmatch(r"[^\W\d_]{4,}", kv[1]) or kv[1].casefold() in _YES_NO:
             continue
@@ -356,7 +384,7 @@ def _zero_field_words(unit: str) -> set[str]:
     its name, so "paid" there affirms nothing ("the fee's still unpaid")."""
     named: set[str] = set()
     said: list[str] = []
-    for part in re.split(r"[;\n]", unit):
+    for part in field_parts(unit):
         kv = field(part)
         if kv is not None and (
             _YES_NO.get(kv[1].strip().casefold()) is False or _NONE.match(kv[1].strip())
@@ -366,6 +394,48 @@ def _zero_field_words(unit: str) -> set[str]:
         else:
             said.append(part)
     return named - set(_words(" ".join(said)))
+
+
+_CLAUSE = re.compile(r"[,;.!?()\n]|\s[-–—]\s|\b(?:and|but|while|whereas|so)\b", re.IGNORECASE)
+
+
+def _field_opposite(claim: str, unit: str) -> tuple[str, str] | None:
+    """A word of :data:`_FIELD_PAIRS` that a ``key: value`` field of ``unit`` holds and the
+    claim says the opposite of, in a clause that speaks of that field: a word of its name
+    ("Falls risk: low" against ``falls_risk: high (score 17)``) or another word of its value
+    ("Cabin mic was ON" against ``Audio: cabin mic off``). Not when the claim also says the
+    field's word, nor when the unit says the claim's word anywhere (two eyes, one high and
+    one low: which the claim speaks of is unsure); "on" and "off" only at the end of the
+    claim's clause. (the claim's word, the field's word), or None."""
+    claim_words = set(_words(claim))
+    if not claim_words & _FIELD_OPPOSITES.keys():
+        return None
+    unit_words = set(_words(unit))
+    texts = [c for c in _CLAUSE.split(claim) if c.strip()]
+    clauses = [set(_words(c)) for c in texts]
+    for part in field_parts(unit):
+        kv = field(part)
+        if kv is None:
+            continue
+        value = _words(kv[1])
+        if not value or len(value) > 8:
+            continue
+        for held in value:
+            opposite = _FIELD_OPPOSITES.get(held, frozenset()) & claim_words
+            if not opposite or held in claim_words or opposite & unit_words:
+                continue
+            said = {stem(w) for w in name_terms(kv[0]) | content_terms(kv[1]) if len(w) >= 3}
+            said -= {stem(held)}
+            for word in sorted(opposite):
+                for clause, text in zip(clauses, texts, strict=True):
+                    if word not in clause or not {stem(w) for w in clause if len(w) >= 3} & said:
+                        continue
+                    if word in _PREPOSITIONS and not re.search(
+                        rf"\b{word}\W*$", text, re.IGNORECASE
+                    ):
+                        continue
+                    return word, held
+    return None
 
 
 @dataclass(frozen=True)
@@ -433,5 +503,7 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
             break
     if antonym is None:
         antonym = _prefix_opposite(claim, unit)
+    if antonym is None:
+        antonym = _field_opposite(claim, unit)
     flag = _flag(claim, unit) if fields else None
     return Polarity(negation or flag is not None, antonym, flag)
