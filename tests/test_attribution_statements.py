@@ -1181,3 +1181,25 @@ def test_thirty_first_round_shapes_that_name_no_source() -> None:
 )
 def test_thirty_third_round_conversation_shapes(sentence: str, pleasantry: bool) -> None:
     assert is_pleasantry(sentence) is pleasantry
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        # a feeling that leads in to a statement: the statement asserts
+        ("I am sorry to tell you that the soundboard has a crack in it.", False),
+        ("Dear Sir, I am happy to report that the pitch raise was completed in March.", False),
+        ("We're pleased to confirm the hall is booked.", False),
+        ("Sorry to say, the bike is not ready.", False),
+        # an apology after two opening words, then a fact
+        ("Oh and sorry, the right one's thirty-one and a half.", False),
+        # the same feelings with nothing or a pleasantry after them stay conversation
+        ("Sorry to say.", True),
+        ("Oh and sorry for the delay!", True),
+        ("Oh and thanks, Priya!", True),
+        ("I am happy to help.", True),
+        ("So sorry to hear that, thanks for telling me.", True),
+    ],
+)
+def test_thirty_fourth_round_lead_ins(sentence: str, pleasantry: bool) -> None:
+    assert is_pleasantry(sentence) is pleasantry

@@ -62,7 +62,7 @@ _TAG = re.compile(
     r"|\([ \t]*[RrAa][ \t]?\d+(?:[ \t]*[,;][ \t]*[RrAa]?[ \t]?\d+)*[ \t]*\))"
 )
 _TEMPLATE = re.compile(
-    r"\b(?:consult|please\s+(?:verify|check|contact|confirm|note)|i\s+am\s+not\s+a|"
+    r"\b(?:consult|please\s+(?:verify|check|contact|confirm|note(?!\s+that\b|\s*[:,]))|i\s+am\s+not\s+a|"
     r"i['’]m\s+not\s+a|not\s+(?:legal|medical|financial|professional)\s+advice|"
     r"for\s+more\s+(?:information|details)|hope\s+this\s+helps|let\s+me\s+know|feel\s+free|"
     r"i\s+(?:cannot|can['’]t|could\s+not|couldn['’]t|was\s+unable\s+to)\s+"
@@ -180,7 +180,7 @@ _WELCOME = re.compile(
 #: waiting - …", "Kind regards, …"): what follows it decides (a signature, nothing, or a
 #: pleasantry: the sentence is one; a fact: it asserts).
 _EXCLAMATION = re.compile(
-    r"""^[\W_]*(?:(?:oh|ok|okay|well|so|but|and|alright)[,!]?\s+)?
+    r"""^[\W_]*(?:(?:oh|ok|okay|well|so|but|and|alright)[,!]?\s+){0,2}
     (?:(?:many\s+|huge\s+|big\s+)?thanks(?!\s+to\b)|thank\s+you|cheers|(?:so\s+)?sorry
     |(?:my\s+)?apologies|congrats|congratulations|well\s+done
     |(?:with\s+)?(?:kind|best|warm|warmest)\s+regards|regards|(?:with\s+)?best\s+wishes
@@ -221,6 +221,16 @@ _OFFER = re.compile(
     re.IGNORECASE,
 )
 _PROPER_START = re.compile(r"^[\W_]*[A-Z][\w'’-]*\s+(?!I\b)[A-Z][\w'’-]*")
+#: A feeling that only leads in to a statement ("I am sorry to tell you that the soundboard
+#: has a crack", "We're pleased to report the pitch raise was done"): what follows decides.
+_LEAD_IN = re.compile(
+    r"""^[\W_]*(?:(?:oh|and|also|anyway|well|so|but|right)[,!]?\s+){0,2}
+    (?:(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:(?:so|very|truly|really|ever\s+so)\s+)?)?
+    (?:sorry|sad|happy|glad|pleased|delighted)\s+to\s+
+    (?:say|tell\s+(?:you|u)|report(?!\s+back\b)|inform\s+you|let\s+you\s+know|confirm|announce)
+    (?:\s+that)?\b[ \t]*[,:—–-]?[ \t]*""",
+    re.IGNORECASE | re.VERBOSE,
+)
 
 
 def is_pleasantry(text: str) -> bool:
@@ -248,6 +258,10 @@ def is_pleasantry(text: str) -> bool:
         return not rest or bool(_SIGNATURE.match(rest)) or is_pleasantry(rest)
     if _PROPER_START.match(stripped):
         return False
+    lead_in = _LEAD_IN.match(stripped)
+    if lead_in is not None:
+        rest = stripped[lead_in.end() :].strip()
+        return not rest.strip(" .!") or is_pleasantry(rest)
     if _PLEASANTRY.match(stripped) or _WELCOME.search(stripped):
         return True
     if not stripped.rstrip("\"'”’) ").endswith("?"):
