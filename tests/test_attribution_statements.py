@@ -1203,3 +1203,16 @@ def test_thirty_third_round_conversation_shapes(sentence: str, pleasantry: bool)
 )
 def test_thirty_fourth_round_lead_ins(sentence: str, pleasantry: bool) -> None:
     assert is_pleasantry(sentence) is pleasantry
+
+
+def test_thirty_fourth_round_a_row_that_names_no_table() -> None:
+    # "in a row" is one after another, "Mill Row" a street; "row 4" and "the stock row" are
+    # a table's
+    for text in (
+        "She was sent home after two refusals in a row, then ate.",
+        "The Ashdowns lived in Mill Row with four children.",
+    ):
+        assert find_attribution(text, {}).status == "unavailable", text
+    for text in ("It is listed in row 4.", "According to the stock row, 4 are left."):
+        a = find_attribution(text, {})
+        assert (a.status, a.family) == ("stated", "database"), text

@@ -1083,6 +1083,23 @@ def _opening_source(
     return None
 
 
+_A_BEFORE = re.compile(r"(?:^|\W)an?\s+$", re.IGNORECASE)
+
+
+def _no_row(text: str, words: list[Token]) -> bool:
+    """Whether the noun phrase ``words`` is a "row" that names no table: "two refusals in a
+    row" (one after another) or a street ("in Mill Row", "Savile Row")."""
+    if words[-1][0] != "row":
+        return False
+    if len(words) == 1 and _A_BEFORE.search(text[: words[0][1]]):
+        return True
+    return (
+        len(words) >= 2
+        and text[words[-1][1] : words[-1][2]] == "Row"
+        and text[words[-2][1] : words[-2][1] + 1].isupper()
+    )
+
+
 def find_spans(
     text: str,
     names_source: NamesSource,
@@ -1108,6 +1125,8 @@ def find_spans(
         """Keep the span [start, end) whose noun phrase is ``words``, unless it is empty or
         overlaps one already kept."""
         if end <= start or any(start < s.end and s.start < end for s in out):
+            return
+        if _no_row(text, words):
             return
         out.append(Span(start, end, phrase(words), words[0][1], words[-1][2], shape, strong))
 
