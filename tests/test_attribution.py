@@ -26,7 +26,13 @@ from pytest_provenai.attribution.protected import check_values, content_terms, o
 from pytest_provenai.attribution.record import Auditor
 from pytest_provenai.attribution.repair import FALLBACK, repair
 from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, on_topic, route
-from pytest_provenai.attribution.verdict import RESCUE_MARGIN, Judgement, answer_verdict, decide
+from pytest_provenai.attribution.verdict import (
+    CONFLATION_MARGIN,
+    RESCUE_MARGIN,
+    Judgement,
+    answer_verdict,
+    decide,
+)
 from pytest_provenai.audit.metrics import aggregate
 from pytest_provenai.frozen.traces import (
     ToolCall,
@@ -448,6 +454,29 @@ def test_the_named_source_decides_only_where_the_content_route_does_not_support(
     assert named_or_routed(routed_low, by_row) is by_row
     failed = _decide(error="RuntimeError: boom")
     assert named_or_routed(routed_low, failed) is routed_low
+
+
+def test_a_stated_source_of_another_family_near_the_threshold_is_conflated() -> None:
+    """Thirty-fourth round: a claim whose words match a source of another family than the
+    one it names, scored just under the threshold, is conflated (reasons conflation and
+    insufficient support); far under it, with a missing value or a compatible statement it
+    is rejected as before, and a named source that settles it still decides."""
+    wrong = find_attribution("According to the search results, t", TOOLS)
+    assert wrong.status == "stated"
+    near = Judgement(0.5 - CONFLATION_MARGIN, {"contradicted": 0.9})
+    d = _decide(attribution=wrong, judgement=near)
+    assert (d.verdict, d.reasons) == ("conflated", ("conflation", "insufficient_support"))
+    assert d.attribution_compatible is False
+    far = _decide(attribution=wrong, judgement=Judgement(0.29, {"contradicted": 0.9}))
+    assert (far.verdict, far.reasons) == ("contradicted", ("insufficient_support",))
+    missing = _decide(attribution=wrong, judgement=near, missing=("42.50",))
+    assert missing.verdict == "contradicted"
+    right = find_attribution("According to the account record, t", TOOLS)
+    assert _decide(attribution=right, judgement=near).verdict == "contradicted"
+    assert _decide(judgement=near).verdict == "contradicted"  # no statement: unavailable
+    named_ok = _decide(route_source="m", route_status="stated_source")
+    assert named_or_routed(d, named_ok) is named_ok
+    assert named_or_routed(d, _decide(judgement=Judgement(0.2, {}))) is d
 
 
 class HandbookFirst(LexicalEncoder):

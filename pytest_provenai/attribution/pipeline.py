@@ -568,10 +568,13 @@ def named_or_routed(routed: ClaimDecision, named: ClaimDecision | None) -> Claim
     the claim and the named source settles it: supported there, or contradicted there by a
     stated conflict ("the warehouse sheet has it on hold" against another row's status). A claim its
     content route supports keeps that decision: a fact its named source does not hold as
-    well as another family's source does is conflated, however close the named one comes."""
+    well as another family's source does is conflated, however close the named one comes;
+    one conflated only near the threshold (reason ``insufficient_support``) is not."""
     if named is None or "failed" in (named.verdict, routed.verdict):
         return routed
-    if routed.verdict in ("supported", "conflated"):
+    if routed.verdict == "supported" or (
+        routed.verdict == "conflated" and "insufficient_support" not in routed.reasons
+    ):
         return routed
     settled = named.verdict == "supported" or (
         named.verdict == "contradicted" and bool(set(named.reasons) & _CONFLICTS)

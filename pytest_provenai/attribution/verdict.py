@@ -22,6 +22,10 @@ A claim's verdict, first that applies:
   (reason ``conflation``), or names a source that neither the trace's tools, the lexicon
   nor the similarity fallback resolves (reason ``unresolved_attribution``: an unresolvable citation
   is never a pass; "according to the sources" names none and is not this);
+* ``conflated`` with reasons ``conflation`` and ``insufficient_support`` — the score is under
+  the threshold by less than :data:`CONFLATION_MARGIN`, no protected value is missing, and
+  the stated attribution is incompatible with the routed source's family (the claim's words
+  match a source it does not name);
 * otherwise rejected with the verdict head's most probable reject class (the head sees
   whether the premise states another value of a missing value's kind); the reason is
   ``missing_protected_values`` when a protected value is absent from the routed premise and
@@ -45,6 +49,7 @@ from pytest_provenai.attribution.families import Attribution, compatible
 __all__ = [
     "BLOCK_REASONS",
     "CLAIM_VERDICTS",
+    "CONFLATION_MARGIN",
     "CONTRADICTION_CONFIDENCE",
     "REJECT_VERDICTS",
     "RESCUE_MARGIN",
@@ -69,6 +74,12 @@ REJECT_VERDICTS = frozenset(
     {"not_enough_evidence", "unsupported", "contradicted", "conflated", "failed"}
 )
 RESCUE_MARGIN = 0.05
+CONFLATION_MARGIN = 0.2
+"""How far under the threshold a calibrated score may be for a claim whose stated source is
+of another family than the routed one to be ``conflated`` rather than rejected for want of
+support (no protected value missing, no conflict): its words are near the routed source's,
+and that source is not the one it names ("The donations table also gives the bag's group as
+O RhD negative", routed to a bag scan). Chosen on the hand-written train/validation splits."""
 """How far under the threshold a calibrated score may be for a neutral decision to be
 lexically rescued (a claim that quotes its evidence sentence word for word is rescued
 whatever its score): below it, the score outweighs the words the claim shares with its row
@@ -254,6 +265,19 @@ def decide(
             reasons=("lexical_rescue",) if rescued else (),
             attribution_compatible=fits,
             rescued=rescued,
+            **base,
+        )
+    if (
+        not missing
+        and attribution.status == "stated"
+        and judgement.p_support >= threshold - CONFLATION_MARGIN
+        and compatible(attribution, route_tool or "", route_family or "") is False
+    ):
+        # near the threshold, and the source the claim names is not the one its words match
+        return ClaimDecision(
+            verdict="conflated",
+            reasons=("conflation", "insufficient_support"),
+            attribution_compatible=False,
             **base,
         )
     rejects = [c for c in HEAD_CLASSES if c != "supported"]
