@@ -1216,3 +1216,31 @@ def test_thirty_fourth_round_a_row_that_names_no_table() -> None:
     for text in ("It is listed in row 4.", "According to the stock row, 4 are left."):
         a = find_attribution(text, {})
         assert (a.status, a.family) == ("stated", "database"), text
+
+
+@pytest.mark.parametrize(
+    ("text", "family", "phrase"),
+    [
+        # "it says in/on <source>", with its "that"
+        ("It says on your file you phoned on the sixteenth.", "record", "It says on your file"),
+        ("It says in the policy that fees apply.", "document", "It says in the policy that "),
+        # "as is recorded in" as "as recorded in"
+        ("The dose was 150 mg, as is recorded in the patient record.", "record", None),
+        # a photo's caption and a file's "props" are its metadata
+        ("The caption says felted mats behind both ears.", "metadata", "The caption says "),
+        ("file props say it's 4032 by 3024", "metadata", "file props say "),
+    ],
+)
+def test_thirty_fourth_round_source_shapes(text: str, family: str, phrase: str | None) -> None:
+    a = find_attribution(text, {})
+    assert (a.status, a.family) == ("stated", family), a
+    if phrase is not None:
+        assert a.phrase == phrase
+
+
+def test_thirty_fourth_round_it_says_needs_a_source() -> None:
+    for text in (
+        "It says in big letters that the shop is shut.",
+        "He said it says on the tin that it holds 4 litres.",
+    ):
+        assert find_attribution(text, {}).status == "unavailable", text

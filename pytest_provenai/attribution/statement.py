@@ -156,7 +156,7 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
             "metadata meta properties exif header headers checksum attributes tags "
             "listing catalog catalogue".split()
         ),
-        frozenset("info information details".split()),
+        frozenset("info information details caption captions".split()),
     ),
 }
 
@@ -171,6 +171,7 @@ PHRASES: dict[str, str] = {
     "file properties": "metadata",
     "file info": "metadata",
     "file details": "metadata",
+    "file props": "metadata",
     "search results": "search",
     "search result": "search",
     "query results": "database",
@@ -723,8 +724,9 @@ def resolve(
 # -- spans ------------------------------------------------------------------------------------
 _STRONG_CUE = re.compile(
     r"\b(?P<cue>according\s+to|as\s+per|going\s+by|judging\s+by|in\s+line\s+with|"
-    r"as\s+(?:stated|reported|listed|shown|noted|recorded|given|described|set\s+out|"
-    r"specified|mentioned|laid\s+out)\s+(?:in|by|on)|per)\s+(?=\S)",
+    r"as\s+(?:(?:is|was|are|were)\s+)?(?:stated|reported|listed|shown|noted|recorded|given|"
+    r"described|set\s+out|specified|mentioned|laid\s+out)\s+(?:in|by|on)|"
+    r"(?<![\w'’])it\s+(?:says|said|states|stated|shows|showed)\s+(?:on|in)|per)\s+(?=\S)",
     re.IGNORECASE,
 )
 #: A check the writer made ("I checked the invoice", "Looked at the log"): the verb alone
@@ -1149,6 +1151,8 @@ def find_spans(
             continue
         has_det = bool(tokens) and tokens[0][0] in _DETERMINERS
         resolved = longest_resolving(words)
+        if resolved is None and m.group("cue").lower().startswith("it"):
+            continue  # "it says on the tin", "it says in big letters": no source named
         if m.group("cue").lower() == "per" and not has_det and not _names_by_itself(resolved):
             # "per hour", "£2 per page" are rates; "per ticket JT-5519" is a source, and so is
             # a bare source noun phrase of two or more words that names a tool ("per snow
@@ -1181,6 +1185,9 @@ def find_spans(
         start, end = _with_context(text, m.start(), end, closing)
         if closing == "":
             end = np[-1][2]
+            that = _THAT.match(text, end)
+            if that is not None and m.group("cue").lower().startswith("it"):
+                end = that.end()  # "It says in the policy that …": "that" goes with it
         add(start, end, np, "cue_before", True)
 
     def closing_source(
