@@ -161,9 +161,10 @@ def test_decompose_model_output_sections_and_citations() -> None:
 def test_template_with_a_value_stays_factual() -> None:
     assert is_template("Please consult a professional.")
     assert not is_template("Please note the fee is 7 EUR.")
-    # "please note that …" states what follows; a bare "please note" is a disclaimer
+    # "please note …" states what follows; a disclaimer is one by what it says
     assert not is_template("Please note that tracking and insurance are excluded.")
     assert not is_template("Please note: couriers collect from the front desk.")
+    assert not is_template("Please note the pharmacy is closed on Sundays.")
     assert is_template("Please note this is not legal advice.")
     assert decompose("Please note the fee is 7 EUR.", {})[0].factual
 

@@ -1199,6 +1199,16 @@ def test_thirty_third_round_conversation_shapes(sentence: str, pleasantry: bool)
         ("Oh and thanks, Priya!", True),
         ("I am happy to help.", True),
         ("So sorry to hear that, thanks for telling me.", True),
+        # a wish after a lead-in that carries a value confirms something
+        ("Pleased to confirm, see you at 7pm on Friday at the Harbour Inn.", False),
+        ("Glad to confirm — have a great stay in Room 214 from 3 to 5 May.", False),
+        ("Pleased to report, all the best seats are taken.", False),
+        ("All the best seats are gone.", False),
+        ("All the best for Saturday!", True),
+        # offers stay offers
+        ("Happy to let you know if anything changes.", True),
+        ("I'm happy to confirm if you'd like me to.", True),
+        ("Happy to report back once I hear.", True),
     ],
 )
 def test_thirty_fourth_round_lead_ins(sentence: str, pleasantry: bool) -> None:
@@ -1242,5 +1252,8 @@ def test_thirty_fourth_round_it_says_needs_a_source() -> None:
     for text in (
         "It says in big letters that the shop is shut.",
         "He said it says on the tin that it holds 4 litres.",
+        # a source noun that only begins the noun phrase names nothing
+        "It showed in the table tennis final that Li was stronger.",
+        "It says on the notice board that we close at 5.",
     ):
         assert find_attribution(text, {}).status == "unavailable", text

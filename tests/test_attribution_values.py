@@ -2382,3 +2382,29 @@ def test_thirty_fourth_round_opposites_on_a_field() -> None:
     eyes = "left_eye_pressure: high\nright_eye_pressure: low"
     assert polarity("Eye pressure low on the right.", eyes).antonym is None
     assert polarity("Stock runs low on Fridays.", resident).antonym is None
+    # the opposite must stand by a word of the field, in a short value, beside the held word
+    diet = "diet: high fibre, sodium restricted"
+    assert polarity("Sodium intake: low.", diet).antonym is None
+    vitals = "blood_pressure: 150/95 high; potassium: 3.1 mmol/L (below range)"
+    assert polarity("Blood pressure was 150/95 with low potassium.", vitals).antonym is None
+    assert polarity("The room is fit for purpose.", row).antonym is None
+    # "on" / "off": a field's only as its value's last word, a claim's only as a state
+    assert polarity("The delivery was dropped off.", "delivery: on time").antonym is None
+    alarm = "alarm: on (armed)\nevent: triggered 03:12"
+    assert polarity("At 03:12 the alarm went off.", alarm).antonym is None
+    assert polarity("Before take-off the mic was checked.", "mic: off").antonym is None
+    assert polarity("Audio off.", "audio: on").antonym == ("off", "on")
+    # a claim that counts rows is about the table, not one row's field
+    counting = polarity("Two of the five tickets are low priority.", "priority: high", fields=False)
+    assert counting.antonym is None
+
+
+def test_thirty_fourth_round_a_field_names_sort_words_and_their_plurals() -> None:
+    from pytest_provenai.attribution.rows import _telling_words
+
+    assert _telling_words("lead_days") == {"lead"}
+    assert _telling_words("opening_times") == {"opening"}
+    assert _telling_words("dates") == set()
+    # words that only begin like a sort word tell
+    assert _telling_words("timing") == {"timing"}
+    assert _telling_words("dated_by") == {"dated"}

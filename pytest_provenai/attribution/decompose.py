@@ -62,7 +62,7 @@ _TAG = re.compile(
     r"|\([ \t]*[RrAa][ \t]?\d+(?:[ \t]*[,;][ \t]*[RrAa]?[ \t]?\d+)*[ \t]*\))"
 )
 _TEMPLATE = re.compile(
-    r"\b(?:consult|please\s+(?:verify|check|contact|confirm|note(?!\s+that\b|\s*[:,]))|i\s+am\s+not\s+a|"
+    r"\b(?:consult|please\s+(?:verify|check|contact|confirm)|i\s+am\s+not\s+a|"
     r"i['’]m\s+not\s+a|not\s+(?:legal|medical|financial|professional)\s+advice|"
     r"for\s+more\s+(?:information|details)|hope\s+this\s+helps|let\s+me\s+know|feel\s+free|"
     r"i\s+(?:cannot|can['’]t|could\s+not|couldn['’]t|was\s+unable\s+to)\s+"
@@ -118,7 +118,7 @@ _PLEASANTRY = re.compile(
     | (?:please\s+|do\s+)?(?:flag|ping|shout|raise|mention|send)\s+(?:me\s+|us\s+)?
       (?:anything|any\s+(?:questions?|issues?|problems?|concerns?|gaps?))\b
     | (?:(?:always|more\s+than|very)\s+)?(?:happy|glad|pleased|delighted)\s+to\s+
-      (?!be\b|report\b|say\b|announce\b|confirm\b)[a-z]+
+      (?!be\b|report\b(?!\s+back\b)|say\b|announce\b|confirm\b)[a-z]+
     | (?:glad|pleased|delighted)\s+(?:that|it|this|you)\b
     | (?:please\s+)?(?:do\s+)?let\s+(?:me|us)\s+know
     | (?:just\s+)?(?:say|ask|shout|holler|ping\s+me|hit\s+(?:me|us)\s+up)\s+if\b
@@ -140,7 +140,8 @@ _PLEASANTRY = re.compile(
     | (?:(?:i|we)\s+)?can\s+(?:also\s+|easily\s+)?[a-z][\w-]*\b.*\bif\s+
       (?:(?:that|it|this)\s+(?:helps|would\s+help)
       | (?:you|u|ya)\s+(?:want|need|like|prefer|['’]d\s+like|would\s+like))\b
-    | enjoy\b | have\s+(?:a|an|fun)\b | good\s+luck\b | best\s+of\s+luck | all\s+the\s+best
+    | enjoy\b | have\s+(?:a|an|fun)\b | good\s+luck\b | best\s+of\s+luck
+    | all\s+the\s+best(?=[\s,!.]*$|\s+(?:to|for|with|from)\b)
     | best\s+wishes | (?:wishing|wish)\s+you | safe\s+(?:travels?|journey|trip|flight|drive|
       crossing)\b | bon\s+voyage | (?:travel|drive|ride|fly)\s+safe(?:ly)?\b
     | stay\s+(?:safe|warm|dry|well|cool|healthy)\b | take\s+care\b | keep\s+(?:an\s+eye|safe|warm|
@@ -227,8 +228,10 @@ _LEAD_IN = re.compile(
     r"""^[\W_]*(?:(?:oh|and|also|anyway|well|so|but|right)[,!]?\s+){0,2}
     (?:(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:(?:so|very|truly|really|ever\s+so)\s+)?)?
     (?:sorry|sad|happy|glad|pleased|delighted)\s+to\s+
-    (?:say|tell\s+(?:you|u)|report(?!\s+back\b)|inform\s+you|let\s+you\s+know|confirm|announce)
-    (?:\s+that)?\b[ \t]*[,:—–-]?[ \t]*""",
+    (?:(?:say|report|confirm|announce)(?!\s+(?:back|if|when|whether|once|anything|more)\b)
+      (?:\s+that\b)?[ \t]*[,:—–-]?
+    | (?:tell\s+(?:you|u)|inform\s+you|let\s+you\s+know)(?:\s+that\b|[ \t]*[,:—–-])
+    )[ \t]*""",
     re.IGNORECASE | re.VERBOSE,
 )
 
@@ -260,8 +263,10 @@ def is_pleasantry(text: str) -> bool:
         return False
     lead_in = _LEAD_IN.match(stripped)
     if lead_in is not None:
+        # a wish after it is one only when it carries no value ("Pleased to confirm, see
+        # you at 7pm on Friday" confirms a booking)
         rest = stripped[lead_in.end() :].strip()
-        return not rest.strip(" .!") or is_pleasantry(rest)
+        return not rest.strip(" .!") or (is_pleasantry(rest) and not protected_values(rest))
     if _PLEASANTRY.match(stripped) or _WELCOME.search(stripped):
         return True
     if not stripped.rstrip("\"'”’) ").endswith("?"):

@@ -90,15 +90,12 @@ _PAIRS: tuple[tuple[str, str], ...] = (
 )
 #: Opposites with too many other senses to count anywhere ("a low bridge", "on Monday",
 #: "a positive review", "fit a new blade"): they count only on a field of a record
-#: (:func:`_field_opposite`), whose value says the one and the claim the other.
+#: (:func:`_field_opposite`), whose short value says the one and the claim the other.
 _FIELD_PAIRS: tuple[tuple[str, str], ...] = (
     ("high", "low"),
     ("on", "off"),
     ("positive", "negative"),
     ("fit", "unfit"),
-    ("fast quick", "slow"),
-    ("wet", "dry"),
-    ("kept retained", "released"),
 )
 #: word → its opposites on a field (:data:`_FIELD_PAIRS`).
 _FIELD_OPPOSITES: dict[str, frozenset[str]] = {}
@@ -106,9 +103,17 @@ for _a, _b in _FIELD_PAIRS:
     for _one, _other in ((_a, _b), (_b, _a)):
         for _w in _one.split():
             _FIELD_OPPOSITES[_w] = _FIELD_OPPOSITES.get(_w, frozenset()) | frozenset(_other.split())
-#: The opposites that are also prepositions: they count only at the end of a clause ("the
-#: cabin mic was on.", not "on the 14th").
+#: The opposites that are also prepositions: a field's counts only as its value's last word
+#: (``audio: cabin mic off``, not ``arrival: on time``), a claim's only at the end of its
+#: clause after a word of being or switching ("was on", "switched off"; not "went off",
+#: "take-off") or after a word of the field ("Audio off").
 _PREPOSITIONS = frozenset({"on", "off"})
+_STATE_BEFORE = frozenset(
+    "is was are were be been being switched turned left kept stayed stays remained remains "
+    "set".split()
+)
+#: How many words apart a claim's opposite and a word of the field may stand.
+_FIELD_REACH = 2
 #: word → the set of its antonyms.
 ANTONYMS: dict[str, frozenset[str]] = {}
 #: word → the words of its own side of a pair ("unpaid" → "outstanding", "overdue").
@@ -400,41 +405,50 @@ _CLAUSE = re.compile(r"[,;.!?()\n]|\s[-–—]\s|\b(?:and|but|while|whereas|so)\
 
 
 def _field_opposite(claim: str, unit: str) -> tuple[str, str] | None:
-    """A word of :data:`_FIELD_PAIRS` that a ``key: value`` field of ``unit`` holds and the
-    claim says the opposite of, in a clause that speaks of that field: a word of its name
-    ("Falls risk: low" against ``falls_risk: high (score 17)``) or another word of its value
-    ("Cabin mic was ON" against ``Audio: cabin mic off``). Not when the claim also says the
-    field's word, nor when the unit says the claim's word anywhere (two eyes, one high and
-    one low: which the claim speaks of is unsure); "on" and "off" only at the end of the
-    claim's clause. (the claim's word, the field's word), or None."""
+    """A word of :data:`_FIELD_PAIRS` that a short ``key: value`` field of ``unit`` holds (four
+    words at most, a bracketed note aside) and the claim says the opposite of, within
+    :data:`_FIELD_REACH` words of a word of the field: of its name ("Falls risk: low" against
+    ``falls_risk: high (score 17)``) or of its value next to the held word ("Cabin mic was ON"
+    against ``Audio: cabin mic off``). Not when the claim also says the field's word, nor when
+    the unit says the claim's word anywhere (two eyes, one high and one low: which the claim
+    speaks of is unsure); "on" and "off" as :data:`_PREPOSITIONS` says. (the claim's word, the
+    field's word), or None."""
     claim_words = set(_words(claim))
     if not claim_words & _FIELD_OPPOSITES.keys():
         return None
     unit_words = set(_words(unit))
-    texts = [c for c in _CLAUSE.split(claim) if c.strip()]
-    clauses = [set(_words(c)) for c in texts]
+    clauses = [_words(c) for c in _CLAUSE.split(claim) if c.strip()]
     for part in field_parts(unit):
         kv = field(part)
         if kv is None:
             continue
-        value = _words(kv[1])
-        if not value or len(value) > 8:
+        note_free = re.sub(r"\([^()]*\)", " ", kv[1])
+        value = _words(note_free)
+        if not value or len(value) > 4:
             continue
         for held in value:
             opposite = _FIELD_OPPOSITES.get(held, frozenset()) & claim_words
             if not opposite or held in claim_words or opposite & unit_words:
                 continue
-            said = {stem(w) for w in name_terms(kv[0]) | content_terms(kv[1]) if len(w) >= 3}
-            said -= {stem(held)}
-            for word in sorted(opposite):
-                for clause, text in zip(clauses, texts, strict=True):
-                    if word not in clause or not {stem(w) for w in clause if len(w) >= 3} & said:
+            if held in _PREPOSITIONS and value[-1] != held:
+                continue  # "on time", "on hold": a preposition, no state
+            # the words of the field: its name's, and the value's beside the held word
+            segment = _words(next(p for p in re.split(r"[,;]", note_free) if held in _words(p)))
+            at = segment.index(held)
+            beside = " ".join(segment[max(0, at - 2) : at] + segment[at + 1 : at + 3])
+            said = {stem(w) for w in name_terms(kv[0]) | content_terms(beside)} - {stem(held)}
+            for words in clauses:
+                near = [i for i, w in enumerate(words) if stem(w) in said]
+                for i, w in enumerate(words):
+                    if w not in opposite or not any(abs(i - j) <= _FIELD_REACH for j in near):
                         continue
-                    if word in _PREPOSITIONS and not re.search(
-                        rf"\b{word}\W*$", text, re.IGNORECASE
+                    if w in _PREPOSITIONS and not (
+                        i == len(words) - 1
+                        and i > 0
+                        and (words[i - 1] in _STATE_BEFORE or i - 1 in near)
                     ):
                         continue
-                    return word, held
+                    return w, held
     return None
 
 
@@ -503,7 +517,7 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
             break
     if antonym is None:
         antonym = _prefix_opposite(claim, unit)
-    if antonym is None:
+    if antonym is None and fields:
         antonym = _field_opposite(claim, unit)
     flag = _flag(claim, unit) if fields else None
     return Polarity(negation or flag is not None, antonym, flag)

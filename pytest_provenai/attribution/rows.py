@@ -1011,15 +1011,17 @@ _BOUNDED = re.compile(
     re.IGNORECASE,
 )
 #: Field-name words that say only what sort of value a field holds ("date", "time"): a
-#: claim that says one (or its plural: "dates", "times") names no field by it.
-_SORT_STEMS = frozenset(stem(w) for w in "date time day year month number value amount".split())
+#: claim that says one (or its plural: "dates", "days") names no field by it.
+_SORT_WORDS = frozenset(
+    w + s for w in "date time day year month number value amount".split() for s in ("", "s")
+)
 
 
 def _telling_words(key: str) -> set[str]:
     """The words of three letters or more of a field's name that say more than the sort of
     its value ("preferred", "groomer" of ``preferred_groomer``; none of ``date``): a claim
     that says them names the field."""
-    return {t for t in name_terms(key) if len(t) >= 3 and stem(t) not in _SORT_STEMS}
+    return {t for t in name_terms(key) if len(t) >= 3 and t not in _SORT_WORDS}
 
 
 #: Superlatives that say a value is the most or the least of its column.

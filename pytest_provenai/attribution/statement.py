@@ -1085,6 +1085,12 @@ def _opening_source(
     return None
 
 
+#: What may follow a source's noun phrase after "it says in/on": the claim itself.
+_NP_ENDS = re.compile(
+    r"[ \t]*(?:[,:;.!?—–-]|$)|[ \t]+(?:that|you|we|they|he|she|it|i|there|your|our|their|"
+    r"his|her|the|a|an)\b",
+    re.IGNORECASE,
+)
 _A_BEFORE = re.compile(r"(?:^|\W)an?\s+$", re.IGNORECASE)
 
 
@@ -1151,8 +1157,12 @@ def find_spans(
             continue
         has_det = bool(tokens) and tokens[0][0] in _DETERMINERS
         resolved = longest_resolving(words)
-        if resolved is None and m.group("cue").lower().startswith("it"):
-            continue  # "it says on the tin", "it says in big letters": no source named
+        if m.group("cue").lower().startswith("it") and (
+            resolved is None or not _NP_ENDS.match(text, resolved[-1][2])
+        ):
+            # "it says on the tin", "it showed in the table tennis final": a source noun
+            # phrase that ends where the claim begins ("that", a comma, "you phoned …")
+            continue
         if m.group("cue").lower() == "per" and not has_det and not _names_by_itself(resolved):
             # "per hour", "£2 per page" are rates; "per ticket JT-5519" is a source, and so is
             # a bare source noun phrase of two or more words that names a tool ("per snow

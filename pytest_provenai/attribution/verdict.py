@@ -74,18 +74,18 @@ REJECT_VERDICTS = frozenset(
     {"not_enough_evidence", "unsupported", "contradicted", "conflated", "failed"}
 )
 RESCUE_MARGIN = 0.05
-CONFLATION_MARGIN = 0.2
-"""How far under the threshold a calibrated score may be for a claim whose stated source is
-of another family than the routed one to be ``conflated`` rather than rejected for want of
-support (no protected value missing, no conflict): its words are near the routed source's,
-and that source is not the one it names ("The donations table also gives the bag's group as
-O RhD negative", routed to a bag scan). Chosen on the hand-written train/validation splits."""
 """How far under the threshold a calibrated score may be for a neutral decision to be
 lexically rescued (a claim that quotes its evidence sentence word for word is rescued
 whatever its score): below it, the score outweighs the words the claim shares with its row
 (chosen on the hand-written validation rows in the twenty-fourth round: it stops four
 validation rescues that passed three contradictions and a claim the source does not bear
 out, and loses two supported claims; on train it stops nine wrong rescues and loses one)."""
+CONFLATION_MARGIN = 0.2
+"""How far under the threshold a calibrated score may be for a claim whose stated source is
+of another family than the routed one to be ``conflated`` rather than rejected for want of
+support (no protected value missing, no conflict): its words are near the routed source's,
+and that source is not the one it names ("The donations table also gives the bag's group as
+O RhD negative", routed to a bag scan). Chosen on the hand-written train/validation splits."""
 #: The classes of the verdict head (``conflated`` claims are supported by their source).
 HEAD_CLASSES = ("supported", "not_enough_evidence", "unsupported", "contradicted")
 BLOCK_REASONS = (
