@@ -21,7 +21,12 @@ from pytest_provenai.attribution.families import (
 from pytest_provenai.attribution.graph import AnswerNode, completeness, graph_sha256, trace_graph
 from pytest_provenai.attribution.lexical import FeatureChecker, LexicalEncoder
 from pytest_provenai.attribution.metrics import ATTRIBUTION_METRICS, macro_f1
-from pytest_provenai.attribution.pipeline import Verifier, named_or_routed, stated_route
+from pytest_provenai.attribution.pipeline import (
+    AnswerResult,
+    Verifier,
+    named_or_routed,
+    stated_route,
+)
 from pytest_provenai.attribution.protected import check_values, content_terms, overlap, rescue
 from pytest_provenai.attribution.record import Auditor
 from pytest_provenai.attribution.repair import FALLBACK, repair
@@ -618,6 +623,25 @@ def test_repair_reattributes_rewrites_prunes_and_reverifies() -> None:
     assert "policy document" not in fixed.final_text
     assert fixed.final_text.startswith("According to the record from lookup_account,")
     assert seen == [fixed.final_text]  # the same verifier re-checked the revision
+
+
+def test_repair_quotes_the_evidence_for_a_claim_conflated_only_near_the_threshold() -> None:
+    """Its content is not supported well enough to keep under another attribution: the
+    routed source's best chunk is quoted instead; a fully supported conflation keeps its
+    content under the routed source's name."""
+    wrong = find_attribution("According to the search results, t", TOOLS)
+    near = _decide(
+        attribution=wrong,
+        judgement=Judgement(0.5 - CONFLATION_MARGIN, {}),
+        best_chunk="Velmora Ostrand: Kestrel Gold",
+    )
+    full = _decide(attribution=wrong, best_chunk="Velmora Ostrand: Kestrel Gold")
+    assert (near.verdict, full.verdict) == ("conflated", "conflated")
+    allowed = AnswerResult("ok", (), answer_verdict("ok", []))
+    for d, action in ((near, "evidence_rewrite"), (full, "reattribute")):
+        blocked = AnswerResult("t", (d,), answer_verdict("t", [d]))
+        fixed = repair(blocked, lambda t: allowed, max_iterations=1)
+        assert fixed.steps[0].actions == ((0, action),)
 
 
 def test_repair_falls_back_when_nothing_can_be_grounded() -> None:

@@ -6,8 +6,10 @@ deterministic and from the evidence only, no model:
 * ``keep`` — supported and non-factual claims stay as written;
 * ``reattribute`` — a conflated claim keeps its content under the attribution phrase of the
   source it was routed to (the fact was right, its stated source wrong);
-* ``evidence_rewrite`` — a contradicted or unsupported claim that was routed is replaced by
-  the routed source's best-matching chunk, quoted, under that source's attribution;
+* ``evidence_rewrite`` — a contradicted or unsupported claim that was routed, or one
+  conflated only near the threshold (reason ``insufficient_support``: its content is not
+  supported well enough to keep), is replaced by the routed source's best-matching chunk,
+  quoted, under that source's attribution;
 * ``prune`` — any other blocked claim (not enough evidence, not routed, failed) is removed.
 
 The revision is verified again by the same verifier. The loop stops when the revision is
@@ -98,11 +100,21 @@ def _revise(result: AnswerResult) -> tuple[str, list[tuple[int, str]], bool]:
             parts.append(_sentence(d.text))
             actions.append((d.index, "keep"))
             factual_left = factual_left or d.factual
-        elif d.verdict == "conflated" and d.family and d.tool:
+        elif (
+            d.verdict == "conflated"
+            and "insufficient_support" not in d.reasons
+            and d.family
+            and d.tool
+        ):
             parts.append(_sentence(f"{canonical_phrase(d.family, d.tool)} {_content_of(d)}"))
             actions.append((d.index, "reattribute"))
             factual_left = True
-        elif d.verdict in ("contradicted", "unsupported") and d.family and d.tool and d.best_chunk:
+        elif (
+            d.verdict in ("contradicted", "unsupported", "conflated")
+            and d.family
+            and d.tool
+            and d.best_chunk
+        ):
             quote = d.best_chunk.strip().replace('"', "'")
             parts.append(f'{canonical_phrase(d.family, d.tool)} "{_sentence(quote)}"')
             actions.append((d.index, "evidence_rewrite"))
