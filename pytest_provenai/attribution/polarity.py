@@ -13,8 +13,10 @@ the name of a field that holds nothing (``fee_paid_gbp: 0``).
 
 The antonym list is written for this project (:data:`ANTONYMS`): common English opposites
 of decisions, states, directions and comparisons, each a pair of word groups (inflections
-listed). No maintained lexicon installs from PyPI with its data: WordNet (``nltk``,
-``wn``) downloads its data at run time, which this project does not do. Pure Python.
+listed). Opposites with too many senses for prose ("high" / "low", "on" / "off") count only
+on a record's short field (:data:`_FIELD_PAIRS`, :func:`_field_opposite`). No maintained
+lexicon installs from PyPI with its data: WordNet (``nltk``, ``wn``) downloads its data at
+run time, which this project does not do. Pure Python.
 """
 
 from __future__ import annotations
