@@ -171,6 +171,13 @@ def test_template_with_a_value_stays_factual() -> None:
     assert not is_template("Please note: couriers collect from the front desk.")
     assert not is_template("Please note the pharmacy is closed on Sundays.")
     assert is_template("Please note this is not legal advice.")
+    # "consult" is a disclaimer's verb, not a word's beginning ("consultant", "Consulting")
+    assert is_template("Consult your GP before travel.")
+    assert not is_template("Our consultant, Dr Imes, saw her on Monday.")
+    assert not is_template("It was checked and certified by Norcastle Consulting.")
+    assert not is_template("A formal consultation with hauliers would come first.")
+    assert is_template("I am not a lawyer.")
+    assert not is_template("I am not aware of any fee for that.")
     assert decompose("Please note the fee is 7 EUR.", {})[0].factual
 
 

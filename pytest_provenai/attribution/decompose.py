@@ -62,8 +62,9 @@ _TAG = re.compile(
     r"|\([ \t]*[RrAa][ \t]?\d+(?:[ \t]*[,;][ \t]*[RrAa]?[ \t]?\d+)*[ \t]*\))"
 )
 _TEMPLATE = re.compile(
-    r"\b(?:consult|please\s+(?:verify|check|contact|confirm)|i\s+am\s+not\s+a|"
-    r"i['’]m\s+not\s+a|not\s+(?:legal|medical|financial|professional)\s+advice|"
+    r"\b(?:consult\s+(?:a|an|your|the|with|them|him|her|their)\b|"
+    r"please\s+(?:verify|check|contact|confirm)|i\s+am\s+not\s+an?\b|"
+    r"i['’]m\s+not\s+an?\b|not\s+(?:legal|medical|financial|professional)\s+advice|"
     r"for\s+more\s+(?:information|details)|hope\s+this\s+helps|let\s+me\s+know|feel\s+free|"
     r"i\s+(?:cannot|can['’]t|could\s+not|couldn['’]t|was\s+unable\s+to)\s+"
     r"(?:find|verify|determine|answer|confirm)|i\s+do\s+not\s+have|i\s+don['’]t\s+have|"
