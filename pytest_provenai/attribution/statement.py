@@ -1157,9 +1157,8 @@ def find_spans(
             continue
         has_det = bool(tokens) and tokens[0][0] in _DETERMINERS
         resolved = longest_resolving(words)
-        if m.group("cue").lower().startswith("it") and (
-            resolved is None or not _NP_ENDS.match(text, resolved[-1][2])
-        ):
+        it_says = m.group("cue").lower().startswith("it")  # "it says in/on …"
+        if it_says and (resolved is None or not _NP_ENDS.match(text, resolved[-1][2])):
             # "it says on the tin", "it showed in the table tennis final": a source noun
             # phrase that ends where the claim begins ("that", a comma, "you phoned …")
             continue
@@ -1196,7 +1195,7 @@ def find_spans(
         if closing == "":
             end = np[-1][2]
             that = _THAT.match(text, end)
-            if that is not None and m.group("cue").lower().startswith("it"):
+            if that is not None and it_says:
                 end = that.end()  # "It says in the policy that …": "that" goes with it
         add(start, end, np, "cue_before", True)
 
