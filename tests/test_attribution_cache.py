@@ -104,6 +104,17 @@ def test_anything_the_verifier_depends_on_changes_the_key(
         fh.write("\n")  # same rows, other bytes: still another table file
     assert runtime(tmp_path, {}, table=table)._key(case.kind, {"id": case.id}) != key
     assert base._key(case.kind, {"id": case.id + "x"}) != key  # the inputs
+    # another transformers / tokenizers / sentence-transformers: MiniLM's word pieces and
+    # vectors may differ, so nothing is reused
+    real_version = cache_module.package_version
+    for name in ("transformers", "tokenizers", "sentence-transformers"):
+        monkeypatch.setattr(
+            cache_module,
+            "package_version",
+            lambda n, name=name: "0.0.0" if n == name else real_version(n),
+        )
+        assert runtime(tmp_path, {})._key(case.kind, {"id": case.id}) != key, name
+    monkeypatch.setattr(cache_module, "package_version", real_version)
     # other code: the package's sources enter the key
     monkeypatch.setattr(cache_module, "code_digest", lambda: "0" * 64)
     assert runtime(tmp_path, {})._key(case.kind, {"id": case.id}) != key

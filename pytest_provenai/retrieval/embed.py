@@ -138,6 +138,13 @@ def model_identity(folder: str | os.PathLike[str] | None = None) -> EmbedderIden
     return _identity_of(str(root.resolve()))
 
 
+def hub_off() -> None:
+    """Switch the Hugging Face hub off (nothing downloads) before a model is loaded."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
 @contextmanager
 def torch_threads(threads: int | None) -> Iterator[None]:
     """Run with torch's intra-op thread count set to ``threads`` (restored afterwards)."""
@@ -174,9 +181,7 @@ class Embedder:
     @property
     def model(self) -> Any:
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            hub_off()
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:

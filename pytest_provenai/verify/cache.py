@@ -9,7 +9,8 @@ The key (:func:`record_key`) is the sha256 of a canonical JSON of
 
 * the **recipe** of the verifier (:func:`recipe`) — everything the verifier's output depends
   on, computed *without building it* (no MiniLM load, no forest fit): the sha256 of the
-  calibration table file, the forest parameters, the scikit-learn and torch versions, the
+  calibration table file, the forest parameters, the scikit-learn, torch, transformers,
+  tokenizers and sentence-transformers versions (MiniLM's vectors and word pieces), the
   threshold option, the MiniLM folder's identity (its files' digest), the NLI folder's and
   the LM feature's model identities when those options are on, the premise budget, the
   repair budget, the LLM judge's identity when ``--provenai-verify-judge`` is on (model id,
@@ -93,6 +94,9 @@ def recipe(
         "forest_params": dict(forest_params),
         "sklearn": package_version("scikit-learn"),
         "torch": package_version("torch"),
+        "transformers": package_version("transformers"),
+        "tokenizers": package_version("tokenizers"),
+        "sentence_transformers": package_version("sentence-transformers"),
         "threshold": threshold,
         "encoder": dict(encoder),
         "nli": dict(nli) if nli is not None else None,

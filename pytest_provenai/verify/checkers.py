@@ -108,10 +108,10 @@ class NLIFolder:
                 f"--provenai-nli-model {folder}: config.json id2label must name entailment, "
                 f"neutral and contradiction; it names {sorted(id2label.values())}"
             )
+        from pytest_provenai.retrieval.embed import hub_off
         from pytest_provenai.subject.backends.models import folder_identity
 
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        hub_off()
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         self.folder = path
