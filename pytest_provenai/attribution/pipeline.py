@@ -572,9 +572,7 @@ def named_or_routed(routed: ClaimDecision, named: ClaimDecision | None) -> Claim
     one conflated only near the threshold (reason ``insufficient_support``) is not."""
     if named is None or "failed" in (named.verdict, routed.verdict):
         return routed
-    if routed.verdict == "supported" or (
-        routed.verdict == "conflated" and "insufficient_support" not in routed.reasons
-    ):
+    if routed.supported or routed.content_supported_elsewhere:
         return routed
     settled = named.verdict == "supported" or (
         named.verdict == "contradicted" and bool(set(named.reasons) & _CONFLICTS)

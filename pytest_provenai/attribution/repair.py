@@ -100,12 +100,7 @@ def _revise(result: AnswerResult) -> tuple[str, list[tuple[int, str]], bool]:
             parts.append(_sentence(d.text))
             actions.append((d.index, "keep"))
             factual_left = factual_left or d.factual
-        elif (
-            d.verdict == "conflated"
-            and "insufficient_support" not in d.reasons
-            and d.family
-            and d.tool
-        ):
+        elif d.content_supported_elsewhere and d.family and d.tool:
             parts.append(_sentence(f"{canonical_phrase(d.family, d.tool)} {_content_of(d)}"))
             actions.append((d.index, "reattribute"))
             factual_left = True

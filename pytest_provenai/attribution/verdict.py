@@ -140,6 +140,12 @@ class ClaimDecision:
     def rejected(self) -> bool:
         return self.verdict in REJECT_VERDICTS
 
+    @property
+    def content_supported_elsewhere(self) -> bool:
+        """Conflated with the content supported by the routed source (not one conflated only
+        near the threshold, whose reasons add ``insufficient_support``)."""
+        return self.verdict == "conflated" and "insufficient_support" not in self.reasons
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
