@@ -122,6 +122,13 @@ def find_attribution(
             ):
                 kept.append(s)
         spans = kept
+    opening = next(
+        (s for s in spans if s.shape == "verb_after" and not text[: s.start].strip()), None
+    )
+    if opening is not None:
+        # the source is the claim's subject ("The procedure does not require closures to be
+        # entered in the night log"): "in/on the X" in what it says is the claim's content
+        spans = [s for s in spans if s.shape != "weak_cue" or s.start < opening.end]
     if not spans:
         return Attribution("unavailable")
     resolved = [(s, _resolve(s.noun_phrase, tools, listing)) for s in spans]

@@ -7,7 +7,8 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
 * **cue before** — ``according to NP``, ``as per NP``, ``going by NP``, ``based on NP``,
   ``as stated/listed/… in NP``, ``in line with NP``; ``per NP`` only with a determiner, an
   identifier (``per ticket JT-5519``), a tool's name or a strong source noun (``per hour``
-  and ``£2 per page`` are rates); anywhere in the text, also sentence-final
+  and ``£2 per page`` are rates, and so is a bare noun before a joiner: ``twice per patient
+  in each calendar year``; ``per section 7 of the manual`` cites a part); anywhere in the text, also sentence-final
   (``…, according to the lease.``), and a numbered part of a source closing the claim
   (``…, clause 3.3 of our terms``, when what follows "of" names a source itself);
 * **weak cue** — ``in/from/under/on NP`` counts only when NP resolves to a source and the
@@ -22,8 +23,9 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   entering no comma is needed (``listed in the register on the B4172``); a first-
   person check (``I checked NP and …``, ``I checked NP (…) and …``, ``I've had a look at
   NP for you, and …``, ``I've just pulled up NP and …``, a sentence opening ``Checked NP:
-  …`` / ``Looked at NP - …`` / ``Looking at NP for Thursday the 12th, …``) with any NP that
-  resolves;
+  …`` / ``Looked at NP - …`` / ``Looking at NP for Thursday the 12th, …``, ``Right, so I'm
+  looking at NP, and …``) with any NP that resolves; a look on the web (``I had a look
+  online and …``, ``Upon searching the web I find that …``);
 * **verb after** — a clause-initial NP followed by a reporting verb (``says``, ``notes``,
   ``lists``, ``returned``, ``turned up``, ``came back with``, ``shows``, ``flags``, …) —
   with any NP — or by a
@@ -33,10 +35,13 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   section or version and identifier are its own: ``SOP 2.3 allows``, ``Inspection Record
   IR-2291 states``), an adverb
   (``still``, ``simply``, ``itself``, …) allowed between, spoken fillers (``um``, ``okay so``)
-  before, ``does not`` + a content verb (the negation stays the claim's); a clause opens
-  after a comma, a
+  before, ``does not`` / ``don't`` / ``won't`` + a content verb (the negation stays the
+  claim's); a clause opens after a comma, a
   colon, a dash, a sentence's end inside the claim ("Not in. Berth database still has …"),
-  "and", "but", "that", "as", "which"; also parenthetical and sentence-final
+  "and", "but", "that", "as", "which", "what"; a source noun phrase whose name runs on
+  through joined phrases (up to ten words, brackets skipped, no verb) before a present-tense
+  reporting verb (``The caption on her before photo says …``, ``the incident record for
+  CMRT-2033-038 on Scarth Fell shows …``); also parenthetical and sentence-final
   (``…, the SCADA data shows.``, ``Thistlebrook, the online articles say, is …``) and
   ``as NP suggests``; after a frame with no comma (``At 06:40 the depot table shows …``)
   only a determiner, a source noun and a present-tense reporting verb;
@@ -45,7 +50,15 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   news search -> …``) whose head is a strong source noun, a multi-word source name or a
   family marker; a time or section between the name and the colon stays the claim's
   (``Learner test log 16:55: …``); one strong source noun with its section is a label too
-  (``Procedures, 3.5: …``, the section its own).
+  (``Procedures, 3.5: …``, the section its own);
+* **version** — a source named with its version (``that's all off v4.1 of the terms``,
+  ``rule book is issue 3.1``, ``The visiting policy, version 4.2, …``, ``fares table
+  v2034.1``): the noun phrase must resolve; the version stays the claim's (a wrong version
+  is a wrong value).
+
+When a ``verb_after`` phrase opens the claim (the source is its subject), an ``in/on NP``
+phrase later in it is what the source says, not a second source (``The procedure does not
+require closures to be entered in the night log``; :func:`.families.find_attribution`).
 
 Resolution of the noun phrase, in order (the first rule that gives one family wins; the rule
 is recorded): **tool name** — the NP is a tool's name, or its head noun is a word of a
@@ -114,7 +127,7 @@ RULES = ("tool_name", "tool_description", "tool_arguments", "alias", "similarity
 HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "record": (
         frozenset("record records dossier profile account registry entry casefile".split()),
-        frozenset("file card ticket".split()),
+        frozenset("file card ticket form forms confirmation".split()),
     ),
     "search": (
         frozenset("search searches hit hits googling".split()),
@@ -261,7 +274,7 @@ _CONTENT = (
     "limited date dates dated cover covers covered ran runs carried carries permit permits "
     "permitted define defines defined forbid forbids prohibit prohibits prohibited got "
     "reckon reckons reckoned ties tied logged lets welcomes wants defer defers deferred "
-    "entitle entitles entitled shuts reads want let"
+    "entitle entitles entitled shuts reads want let logs bills makes marks quotes cites"
 )
 _VERB_WORDS = frozenset((_SAY + " " + _CONTENT).split())
 _SAY_WORDS = frozenset(_SAY.split())
@@ -283,6 +296,9 @@ _NEGATED_BASE = frozenset(
 )
 #: Bare forms of reporting verbs after "does"/"did" ("the policy does say …").
 _SAY_BASE = frozenset("say state note list mention show suggest indicate confirm".split())
+#: Contracted negations before those bare forms ("our terms don't apply any excess").
+_NEGATED_AUX = frozenset("doesn't don't didn't won't".split())
+_NOT = re.compile(r"n['’]t$")
 _STOP = frozenset(
     """is are was were be been being will would can could may might must shall should do does
     did that which who whom whose when where while because since although though if than
@@ -764,13 +780,22 @@ _CONFIRMED = re.compile(
 )
 _THAT = re.compile(r"[ \t]+that[ \t]+")
 _LOOKED = re.compile(rf"(?:(?:i|we)\S*\s+(?:have\s+)?)?{_LOOKED_VERBS}|looking\s+at")
+#: Who is looking, before a look in the present tense ("I'm looking at the lab log, …").
+_LOOKER = r"(?:(?:i|we)(?:['’]m|['’]re|[ \t]+am|[ \t]+are)[ \t]+(?:just[ \t]+)?)?"
+_LOOK_SUBJECT = re.compile(_LOOKER + "$", re.IGNORECASE)
+#: What may stand before a look that opens its sentence: spoken fillers and who is looking
+#: ("Right, so I'm looking at the lab log, and …").
+_LOOK_OPENS = re.compile(
+    r"(?:^|[.!?:;\n-])[ \t]*(?:(?:right|so|ok|okay|well|now)[ \t]*,?[ \t]+)*" + _LOOKER + "$",
+    re.IGNORECASE,
+)
 #: What a check was for, up to its comma ("Looking at the rota for Thursday the 12th, …",
 #: "I've pulled up her record this morning, …").
 _LOOKED_FOR = re.compile(r"[ \t]+[^,.;:!?]{1,40},[ \t]*")
 _SAID_IN_TAIL = re.compile(r"\b(?:is|are|was|were|has|have|had|shows?|says?)\b", re.IGNORECASE)
 _CLAUSE_START = re.compile(
     r"(?:^|(?<=[,;:—–(?!])|(?<=[.](?=[ \t]))|(?<=\s-)|(?<=\band)|(?<=\bbut)|(?<=\bthat)|(?<=\bas)"
-    r"|(?<=\bwhich))[ \t]*",
+    r"|(?<=\bwhich)|(?<=\bwhat))[ \t]*",
     re.IGNORECASE,
 )
 #: A determiner inside a clause, where a source's noun phrase may open after a frame.
@@ -793,6 +818,36 @@ _PART_NOUNS = frozenset(
 )
 #: Words that give a source's version after its name ("formulary rev 4.2").
 _VERSION_WORDS = frozenset("rev revision version ver v issue edition".split())
+#: A version of a source: "version 4.2", "rev. 3", "issue 3.1", "edition 2033/1", "v4.1".
+_VERSION = re.compile(
+    r"\b(?:version|ver\.?|rev\.?|revision|issue|edition)[ \t]*\d[\w./-]*|\bv\d[\w./-]*",
+    re.IGNORECASE,
+)
+_OF = re.compile(r"[ \t]+of[ \t]+", re.IGNORECASE)
+#: A look on the web: "I had a look online and", "Upon searching the web I find that".
+_LOOK_ONLINE = re.compile(
+    r"(?:\b(?:upon|after|on)[ \t]+)?(?:\b(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+)?"
+    r"\b(?:had[ \t]+a[ \t]+(?:quick[ \t]+)?look|looked|searched|checked|searching|looking)"
+    r"[ \t]+(?P<where>on[ \t]*line|on[ \t]+(?:the[ \t]+)?(?:internet|web|net)|on[ \t]+t['’]internet"
+    r"|the[ \t]+(?:web|internet))\b"
+    r"(?:[ \t]*,?[ \t]+and[ \t]+|[ \t]+(?:i|we)[ \t]+(?:find|found|see|saw|read)[ \t]+that[ \t]+"
+    r"|[ \t]*,[ \t]*)",
+    re.IGNORECASE,
+)
+#: Reporting verbs a long source name may run on to (present tense, either number).
+_SPEAKS_AFTER = re.compile(
+    r"\b(?:says|say|shows|show|notes|lists|states|explains|indicates)(?=[ \t]+\w)",
+    re.IGNORECASE,
+)
+#: What stands between a source and its version: "rule book is (the) issue 3.1", "The
+#: visiting policy, version 4.2", "Tariff's edition".
+_BEFORE_VERSION = re.compile(
+    r"(?:[ \t]*,|[ \t]+(?:is|are|was|were)(?:[ \t]+(?:the|now|still|currently))?)?"
+    r"[ \t]*$",
+    re.IGNORECASE,
+)
+#: Words a source named before its version may follow ("that's all off fares table v2").
+_VERSION_AFTER = frozenset("off from of in on under by per".split())
 _BE = frozenset("is are was were be been being will would can could may might must".split())
 #: Source nouns a rate is also counted in ("10p per printed page", "£1 per extra sheet").
 _RATE_NOUNS = frozenset("page row line item entry ticket sheet copy card file".split())
@@ -825,11 +880,14 @@ _OPENS_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _PHRASAL_HEAD = frozenset(
-    "turn turns turned call calls called set sets point points came comes".split()
+    "turn turns turned call calls called set sets point points came comes lays lay rules "
+    "rule spells".split()
 )
-_PHRASAL_TAIL = frozenset("up for out to".split())
+_PHRASAL_TAIL = frozenset("up for out to down".split())
 #: A word: letters, digits, and "-", ".", "/" inside it; "&" between letters ("T&Cs").
-_TOKEN = re.compile(r"[^\W_](?:[\w\-./]|&(?=[^\W_]))*(?:['’]s\b|(?<=s)['’](?![\w'’]))?")
+_TOKEN = re.compile(
+    r"[^\W_](?:[\w\-./]|&(?=[^\W_]))*(?:['’]s\b|(?<=n)['’]t\b|(?<=s)['’](?![\w'’]))?"
+)
 _GAP = re.compile(r"[ \t]*")
 
 Token = tuple[str, int, int]  # (lower-cased word without a possessive 's, start, end)
@@ -934,6 +992,9 @@ def _is_verb(tokens: list[Token], k: int) -> int:
     if word in ("does", "do", "did") and following[:1] == ["not"] and following[1:2]:
         if following[1] in _SAY_BASE | _NEGATED_BASE:
             return 3  # "our SOP does not permit …": the negation stays the claim's
+    if _NOT.sub("n't", word) in _NEGATED_AUX and following[:1]:
+        if following[0] in _SAY_BASE | _NEGATED_BASE:
+            return 2  # "our terms don't apply …", "the guide won't let …"
     return 1 if word in _VERB_WORDS else 0
 
 
@@ -1162,6 +1223,19 @@ def find_spans(
             # "it says on the tin", "it showed in the table tennis final": a source noun
             # phrase that ends where the claim begins ("that", a comma, "you phoned …")
             continue
+        if (
+            m.group("cue").lower() == "per"
+            and not has_det
+            and resolved is not None
+            and len(resolved) > 1
+            and resolved[1][0] in _JOINERS
+            and resolved[0][0] not in _PART_NOUNS
+            and singular(resolved[0][0]) not in _LEXICON_NOUNS
+            and not (names_tool is not None and names_tool(resolved[0][0]))
+        ):
+            # "twice per patient in each calendar year": "patient" is a rate's unit ("per
+            # section 7 of the manual" cites a part)
+            continue
         if m.group("cue").lower() == "per" and not has_det and not _names_by_itself(resolved):
             # "per hour", "£2 per page" are rates; "per ticket JT-5519" is a source, and so is
             # a bare source noun phrase of two or more words that names a tool ("per snow
@@ -1302,7 +1376,7 @@ def find_spans(
             add(m.start(), that.end(), resolved, "weak_cue", False)
             continue
         if looked:
-            opens = re.search(r"(?:^|[.!?:;\n-])[ \t]*$", text[: m.start()]) is not None
+            opens = _LOOK_OPENS.search(text[: m.start()]) is not None
             if not cue.startswith(("i", "we")) and not opens:
                 continue  # "the bike was checked the day before" states no source
             joined = re.compile(
@@ -1346,6 +1420,9 @@ def find_spans(
             continue
         # "was confirmed by the record": the participle is the claim's, "by X" the source's
         cue_start = m.start() + (cue.rfind(" by") + 1 if cue.endswith(" by") else 0)
+        looker = _LOOK_SUBJECT.search(text, 0, cue_start) if looked else None
+        if looker is not None:  # "I'm looking at the lab log, …": "I'm" goes with the look
+            cue_start = looker.start()
         start, end = _with_context(text, cue_start, end, closing)
         if closing == "." and start > 0:
             end = resolved[-1][2]
@@ -1420,7 +1497,9 @@ def find_spans(
             if any(w[0] in _PRONOUNS for w in words):
                 break  # "Hope you find …" names no source
             # "does not permit": a content verb, its negation is the claim's
-            negated = width == 3 and tokens[k + 1][0] == "not"
+            negated = (width == 3 and tokens[k + 1][0] == "not") or (
+                width == 2 and _NOT.search(tokens[k][0]) is not None
+            )  # "won't let": the same
             say = (width >= 2 and not negated) or tokens[k][0] in _SAY_WORDS
             noun = phrase(words)
             if within and not (
@@ -1437,10 +1516,12 @@ def find_spans(
                 and skip == 0
                 and len(words) == 1
                 and singular(words[0][0]) not in _STRONG_NOUNS
+                and words[0][0] not in MARKERS
                 and not (names_last is not None and names_last(words[0][0]))
             ):
                 # "Page limit for …": a bare weak noun and a verb name no source; "log has
-                # J. Tregear on deck" names get_trip_log by its head
+                # J. Tregear on deck" names get_trip_log by its head; "yelp has us at 4.7"
+                # names a site
                 break
             if names_source(noun) and (say or source_noun(noun)):
                 chosen = (words, k, width, say)
@@ -1478,5 +1559,64 @@ def find_spans(
         else:
             end = tail.end() if tail else verb_end
         add(start, end, words, "verb_after", say)
+    for look in _LOOK_ONLINE.finditer(text):
+        # "I had a look online and …", "Upon searching the web I find that …"
+        where = [t for t in _tokens(text, look.start("where")) if t[2] <= look.end("where")]
+        if where and names_source(phrase(where[-1:])):
+            add(look.start(), look.end(), where[-1:], "weak_cue", True)
+    unbracketed = re.sub(r"\([^()]*\)", lambda b: " " * len(b.group()), text)
+    bare_starts = {m.end() for m in _CLAUSE_START.finditer(unbracketed)} | {0}
+    for verb in _SPEAKS_AFTER.finditer(text):
+        # a source whose name runs on before its reporting verb: "The caption on her before
+        # photo says …", "The file properties for image 47 (…) show …", "the incident record
+        # for CMRT-2033-038 on Scarth Fell shows …"
+        pos = max(p for p in bare_starts if p <= verb.start())
+        head = _noun_phrase(_tokens(text, pos))
+        if not head or head[0][1] - pos > 12:
+            continue
+        head = head[: next((i for i, t in enumerate(head) if t[0] in _JOINERS), len(head))]
+        if not head:
+            continue
+        between = re.sub(r"\([^()]*\)", " ", text[head[-1][2] : verb.start()])
+        gap = between.split()
+        if (
+            not gap
+            or gap[0].lower() not in _JOINERS
+            or len(gap) > 10
+            or any(
+                w.lower() in (_STOP - _JOINERS) | _VERB_WORDS
+                # "her before photo": a modifier after a determiner
+                and not (w.lower() in ("before", "after") and gap[i - 1].lower() in _DETERMINERS)
+                for i, w in enumerate(gap)
+            )
+            or re.search(r"[,;:.!?]\s", between)
+        ):
+            continue
+        if source_noun(phrase(head)) and names_source(phrase(head)):
+            tail = re.compile(r"[ \t]+that\b[ \t]*|[ \t]*:[ \t]*|[ \t]+").match(text, verb.end())
+            add(pos, tail.end() if tail else verb.end(), head, "verb_after", True)
+    for v in _VERSION.finditer(text):
+        # a source named with its version states it: "that's all off v4.1 of the terms",
+        # "rule book is issue 3.1", "The visiting policy, version 4.2, was …", "fares
+        # table v2034.1"
+        of = _OF.match(text, v.end())
+        of_np = _noun_phrase(_tokens(text, of.end())) if of is not None else []
+        if of_np and longest_resolving(of_np) == of_np:
+            # the version stays the claim's: a wrong version is a wrong value
+            add(v.end(), of_np[-1][2], of_np, "version", False)
+            continue
+        before_v = _BEFORE_VERSION.sub("", text[: v.start()])
+        clause = max(before_v.rfind(c) for c in ",;:.!?(—–") + 1
+        tokens = _tokens(text, clause, limit=MAX_NP_WORDS + 3)
+        tokens = [t for t in tokens if t[2] <= len(before_v)]
+        if not tokens or tokens[-1][2] != len(before_v):
+            continue
+        for j in range(len(tokens)):
+            if j and tokens[j - 1][0] not in _VERSION_AFTER:
+                continue
+            words = _noun_phrase(tokens[j:])
+            if words and words[-1][2] == len(before_v) and names_source(phrase(words)):
+                add(tokens[j][1], words[-1][2], words, "version", False)
+                break
     out.sort(key=lambda s: s.start)
     return out
