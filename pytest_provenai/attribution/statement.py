@@ -8,9 +8,10 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   ``as stated/listed/… in NP``, ``in line with NP``; ``per NP`` only with a determiner, an
   identifier (``per ticket JT-5519``), a tool's name or a strong source noun (``per hour``
   and ``£2 per page`` are rates, and so is a bare noun before a joiner: ``twice per patient
-  in each calendar year``; ``per section 7 of the manual`` cites a part); anywhere in the text, also sentence-final
-  (``…, according to the lease.``), and a numbered part of a source closing the claim
-  (``…, clause 3.3 of our terms``, when what follows "of" names a source itself);
+  in each calendar year``; ``per section 7 of the manual`` cites a part); anywhere in the
+  text, also sentence-final (``…, according to the lease.``), and a numbered part of a
+  source closing the claim (``…, clause 3.3 of our terms``, when what follows "of" names a
+  source itself);
 * **weak cue** — ``in/from/under/on NP`` counts only when NP resolves to a source and the
   phrase ends at a comma or at the end of the sentence (``Under the lease, …``, ``… listed
   in the fleet table.``): ``published in the paper Nature in 1990`` states nothing; opening
