@@ -1163,13 +1163,14 @@ def _plain(text: str) -> str:
 
 def _names_the_field(content: str, name: str, key: str) -> bool:
     """Whether ``name`` stands next to the words of field name ``key`` in the claim, only
-    :data:`_NAME_LINKS` between them ("groomer's Carys", "Quarrie is the mechanic")."""
+    :data:`_NAME_LINKS` and initials between them ("groomer's Carys", "Quarrie is the
+    mechanic", "issued by M. Pascoe")."""
     terms = {stem(t) for t in _telling_words(key)}
     words = [w.casefold().removesuffix("'s").removesuffix("’s") for w in _TOKEN.findall(content)]
     at_name = [i for i, w in enumerate(words) if w == name.casefold()]
     at_field = [i for i, w in enumerate(words) if stem(w) in terms]
     return any(
-        all(w in _NAME_LINKS for w in words[min(a, f) + 1 : max(a, f)])
+        all(w in _NAME_LINKS or len(w) == 1 for w in words[min(a, f) + 1 : max(a, f)])
         for a in at_name
         for f in at_field
     )

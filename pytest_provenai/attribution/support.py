@@ -117,9 +117,12 @@ class SupportSignals:
     summed: bool = False
 
 
+#: A name: a capitalised word that opens no sentence (the full stop of an initial ends none,
+#: "issued by M. Pascoe"; any other does, "the UK. Then …"), a possessive name opening the
+#: claim, or an identifier.
 _NAME = re.compile(
-    r"(?<![.!?]\s)(?<!^)\b[A-Z][\w’'-]*[A-Za-z0-9]|^[A-Z][\w-]*(?=['’]s\b)"
-    r"|\b[A-Za-z]*\d[\w./-]*[A-Za-z][\w-]*"
+    r"(?<![!?]\s)(?<![^A-Z]\.\s)(?<![A-Z][A-Z]\.\s)(?<!^)\b[A-Z][\w’'-]*[A-Za-z0-9]"
+    r"|^[A-Z][\w-]*(?=['’]s\b)|\b[A-Za-z]*\d[\w./-]*[A-Za-z][\w-]*"
 )
 
 
