@@ -462,3 +462,41 @@ def test_a_json_record_is_read_field_by_field_for_negation() -> None:
 )
 def test_fourteenth_round_antonyms(claim: str, unit: str) -> None:
     assert polarity(claim, unit).antonym is not None
+
+
+def test_thirty_sixth_round_a_surname_after_an_initial_is_a_name() -> None:
+    """ "issued by M. Pascoe": the full stop of an initial opens no sentence, so "Pascoe" is
+    one of the claim's names; given to a field that names someone else, it conflicts."""
+    from pytest_provenai.attribution.support import names, support_signals
+
+    assert "Pascoe" in names("The boots were issued by M. Pascoe.")
+    assert "Ambrose-Kerr" in names("D. Ambrose-Kerr was the nurse on chair 3.")
+    assert "Then" not in names("It rained all day. Then the boots came back.")
+    unit = (
+        '{"ticket": "T-5531", "customer": "Ola Berg", "pair_no": "F-21", "issued_by": "R. Tamblyn"}'
+    )
+
+    def conflict(claim: str) -> str | None:
+        return support_signals(claim, [unit], unit, unit, [unit], structured=True).conflict
+
+    assert conflict("The boots on ticket T-5531 were issued by M. Pascoe.") == "field_conflict"
+    assert conflict("The boots on ticket T-5531 were issued by R. Tamblyn.") is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit"),
+    [
+        (
+            "The co-op is reducing its rate per kilo for hotels.",
+            "The co-op is raising its rate per kilo for hotels.",
+        ),
+        ("The brine was at its warmest at 16:45.", "Brine temperature: coldest at 16:45, -10.6 C."),
+        (
+            "The model 6 was the shortest of the uprights.",
+            "The model 6 was the longest of the uprights.",
+        ),
+        ("Her reversing is still slow.", "Reversing: quick and accurate now."),
+    ],
+)
+def test_thirty_sixth_round_antonyms(claim: str, unit: str) -> None:
+    assert polarity(claim, unit).antonym is not None

@@ -49,8 +49,10 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("earlier early", "later late"),
     ("open opened opens reopened", "closed close closes shut"),
     (
-        "increase increased increases increasing rise rose risen rising rises raised",
-        "decrease decreased decreases decreasing fall fell fallen falling falls lowered dropped",
+        "increase increased increases increasing rise rose risen rising rises raise raises "
+        "raised raising",
+        "decrease decreased decreases decreasing fall fell fallen falling falls lowered dropped "
+        "reduce reduced reduces reducing reduction",
     ),
     ("widen widened widens wider", "narrow narrowed narrows narrower"),
     ("higher greater larger bigger", "lower fewer smaller"),
@@ -77,8 +79,9 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("safe", "unsafe"),
     ("discount discounted", "surcharge surcharged"),
     ("legal", "illegal"),
-    ("hot warm", "cold cool"),
-    ("long longer", "short shorter"),
+    ("hot hotter hottest warm warmer warmest", "cold colder coldest cool cooler coolest"),
+    ("long longer longest", "short shorter shortest"),
+    ("fast faster fastest quick quicker quickest", "slow slower slowest"),
     ("cheap cheaper", "expensive dearer"),
     ("success successful succeeded", "failure unsuccessful"),
     ("good strong excellent", "poor weak bad"),
