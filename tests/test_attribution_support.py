@@ -488,7 +488,7 @@ def test_thirty_sixth_round_a_surname_after_an_initial_is_a_name() -> None:
     [
         (
             "The co-op is reducing its rate per kilo for hotels.",
-            "The co-op is raising its rate per kilo for hotels.",
+            "The co-op raised its rate per kilo for hotels.",
         ),
         ("The brine was at its warmest at 16:45.", "Brine temperature: coldest at 16:45, -10.6 C."),
         (

@@ -49,10 +49,9 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("earlier early", "later late"),
     ("open opened opens reopened", "closed close closes shut"),
     (
-        "increase increased increases increasing rise rose risen rising rises raise raises "
-        "raised raising",
+        "increase increased increases increasing rise rose risen rising rises raised",
         "decrease decreased decreases decreasing fall fell fallen falling falls lowered dropped "
-        "reduce reduced reduces reducing reduction",
+        "reduce reduced reduces reducing",
     ),
     ("widen widened widens wider", "narrow narrowed narrows narrower"),
     ("higher greater larger bigger", "lower fewer smaller"),

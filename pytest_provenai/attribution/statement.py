@@ -39,23 +39,24 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   before, ``does not`` / ``don't`` / ``won't`` + a content verb (the negation stays the
   claim's); a clause opens after a comma, a
   colon, a dash, a sentence's end inside the claim ("Not in. Berth database still has …"),
-  "and", "but", "that", "as", "which", "what"; a source noun phrase whose name runs on
-  through joined phrases (up to ten words, brackets skipped, no verb) before a present-tense
-  reporting verb (``The caption on her before photo says …``, ``the incident record for
-  CMRT-2033-038 on Scarth Fell shows …``); also parenthetical and sentence-final
-  (``…, the SCADA data shows.``, ``Thistlebrook, the online articles say, is …``) and
-  ``as NP suggests``; after a frame with no comma (``At 06:40 the depot table shows …``)
-  only a determiner, a source noun and a present-tense reporting verb;
+  "and", "but", "that", "as", "which", "what"; a source whose name runs on through joined
+  phrases (up to ten words, brackets skipped, no verb or negation) before a present-tense
+  reporting verb, when its head is a strong source noun or names a tool (``The file
+  properties for image 47 (…) show …``, ``the incident record for CMRT-2033-038 on Scarth
+  Fell shows …``: only ``the incident record`` is the attribution, the rest stays the
+  claim's); also parenthetical and sentence-final (``…, the SCADA data shows.``,
+  ``Thistlebrook, the online articles say, is …``) and ``as NP suggests``; after a frame
+  with no comma (``At 06:40 the depot table shows …``) only a determiner, a source noun
+  and a present-tense reporting verb;
 * **label** — a note's opening noun phrase of two or more words, not all capitalised (a
   title is a name), before a colon and a space or an arrow (``Appeals db: …``, ``Local
   news search -> …``) whose head is a strong source noun, a multi-word source name or a
   family marker; a time or section between the name and the colon stays the claim's
   (``Learner test log 16:55: …``); one strong source noun with its section is a label too
   (``Procedures, 3.5: …``, the section its own);
-* **version** — a source named with its version (``that's all off v4.1 of the terms``,
-  ``rule book is issue 3.1``, ``The visiting policy, version 4.2, …``, ``fares table
-  v2034.1``): the noun phrase must resolve; the version stays the claim's (a wrong version
-  is a wrong value).
+* **version** — a source named after its version (``that's all off v4.1 of the terms``,
+  ``rev 7.2 of the manual``): the noun phrase must resolve; the version stays the claim's
+  (a wrong version is a wrong value).
 
 When a ``verb_after`` phrase opens the claim (the source is its subject), an ``in/on NP``
 phrase later in it is what the source says, not a second source (``The procedure does not
@@ -275,7 +276,7 @@ _CONTENT = (
     "limited date dates dated cover covers covered ran runs carried carries permit permits "
     "permitted define defines defined forbid forbids prohibit prohibits prohibited got "
     "reckon reckons reckoned ties tied logged lets welcomes wants defer defers deferred "
-    "entitle entitles entitled shuts reads want let logs bills makes marks quotes cites"
+    "entitle entitles entitled shuts reads want let logs bills marks quotes cites"
 )
 _VERB_WORDS = frozenset((_SAY + " " + _CONTENT).split())
 _SAY_WORDS = frozenset(_SAY.split())
@@ -306,6 +307,11 @@ _STOP = frozenset(
     then to at by for with from on in into onto over under about after before and or but
     not no as per within during until between across through throughout via without
     against towards toward among upon""".split()
+) | frozenset(  # contracted negations are single tokens ("can't"): they end a noun phrase
+    f"{w}{q}t"
+    for w in "can won don doesn didn isn aren wasn weren hasn haven hadn couldn wouldn "
+    "shouldn mustn ain".split()
+    for q in "'’"
 )
 
 
@@ -787,7 +793,7 @@ _LOOK_SUBJECT = re.compile(_LOOKER + "$", re.IGNORECASE)
 #: What may stand before a look that opens its sentence: spoken fillers and who is looking
 #: ("Right, so I'm looking at the lab log, and …").
 _LOOK_OPENS = re.compile(
-    r"(?:^|[.!?:;\n-])[ \t]*(?:(?:right|so|ok|okay|well|now)[ \t]*,?[ \t]+)*" + _LOOKER + "$",
+    r"(?:^|[.!?:;\n-])[ \t]*(?:(?:right|so|ok|okay|well|now|yeah)[ \t]*,?[ \t]+)*" + _LOOKER + "$",
     re.IGNORECASE,
 )
 #: What a check was for, up to its comma ("Looking at the rota for Thursday the 12th, …",
@@ -819,20 +825,21 @@ _PART_NOUNS = frozenset(
 )
 #: Words that give a source's version after its name ("formulary rev 4.2").
 _VERSION_WORDS = frozenset("rev revision version ver v issue edition".split())
-#: A version of a source: "version 4.2", "rev. 3", "issue 3.1", "edition 2033/1", "v4.1".
+#: A version of a source: "version 4.2", "rev. 3", "edition 2033/1", "v4.1" ("issue 2 of
+#: the release notes" is a numbered item as often as a version).
 _VERSION = re.compile(
-    r"\b(?:version|ver\.?|rev\.?|revision|issue|edition)[ \t]*\d[\w./-]*|\bv\d[\w./-]*",
+    r"\b(?:version|ver\.?|rev\.?|revision|edition)[ \t]*\d[\w./-]*|\bv\d[\w./-]*",
     re.IGNORECASE,
 )
 _OF = re.compile(r"[ \t]+of[ \t]+", re.IGNORECASE)
 #: A look on the web: "I had a look online and", "Upon searching the web I find that".
 _LOOK_ONLINE = re.compile(
-    r"(?:\b(?:upon|after|on)[ \t]+)?(?:\b(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+)?"
-    r"\b(?:had[ \t]+a[ \t]+(?:quick[ \t]+)?look|looked|searched|checked|searching|looking)"
+    r"(?:(?P<upon>\b(?:upon|after|on)[ \t]+)|(?P<who>\b(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+))"
+    r"(?:had[ \t]+a[ \t]+(?:quick[ \t]+)?look|looked|searched|checked|searching|looking)"
     r"[ \t]+(?P<where>on[ \t]*line|on[ \t]+(?:the[ \t]+)?(?:internet|web|net)|on[ \t]+t['’]internet"
     r"|the[ \t]+(?:web|internet))\b"
-    r"(?:[ \t]*,?[ \t]+and[ \t]+|[ \t]+(?:i|we)[ \t]+(?:find|found|see|saw|read)[ \t]+that[ \t]+"
-    r"|[ \t]*,[ \t]*)",
+    r"(?:[ \t]*,?[ \t]+and[ \t]+|(?P<found>[ \t]+(?:i|we)[ \t]+(?:find|found|see|saw|read)"
+    r"[ \t]+that[ \t]+)|[ \t]*,[ \t]*)",
     re.IGNORECASE,
 )
 #: Reporting verbs a long source name may run on to (present tense, either number).
@@ -840,15 +847,6 @@ _SPEAKS_AFTER = re.compile(
     r"\b(?:says|say|shows|show|notes|lists|states|explains|indicates)(?=[ \t]+\w)",
     re.IGNORECASE,
 )
-#: What stands between a source and its version: "rule book is (the) issue 3.1", "The
-#: visiting policy, version 4.2", "Tariff's edition".
-_BEFORE_VERSION = re.compile(
-    r"(?:[ \t]*,|[ \t]+(?:is|are|was|were)(?:[ \t]+(?:the|now|still|currently))?)?"
-    r"[ \t]*$",
-    re.IGNORECASE,
-)
-#: Words a source named before its version may follow ("that's all off fares table v2").
-_VERSION_AFTER = frozenset("off from of in on under by per".split())
 _BE = frozenset("is are was were be been being will would can could may might must".split())
 #: Source nouns a rate is also counted in ("10p per printed page", "£1 per extra sheet").
 _RATE_NOUNS = frozenset("page row line item entry ticket sheet copy card file".split())
@@ -984,6 +982,8 @@ def _is_verb(tokens: list[Token], k: int) -> int:
     following = [t[0] for t in tokens[k + 1 : k + 3]]
     if word in ("came", "comes", "come") and following == ["back", "with"]:
         return 3  # "the search came back with …"
+    if word == "makes" and following[:1] == ["it"]:
+        return 1  # "the log makes it 7"; "the ticket makes a good bookmark" is no source
     if word in ("came", "comes", "come") and following[:1] == ["to"]:
         return 0  # "the invoice comes to £40" is an amount, not a source speaking
     if word in _PHRASAL_HEAD and k + 1 < len(tokens) and tokens[k + 1][0] in _PHRASAL_TAIL:
@@ -1561,7 +1561,13 @@ def find_spans(
             end = tail.end() if tail else verb_end
         add(start, end, words, "verb_after", say)
     for look in _LOOK_ONLINE.finditer(text):
-        # "I had a look online and …", "Upon searching the web I find that …"
+        # "I had a look online and …", "Upon searching the web I find that …": the writer's
+        # own look, opening its sentence ("My mum searched online and bought a kettle" and
+        # "After looking online, she bought a bike" state no source)
+        if _LOOK_OPENS.search(text[: look.start()]) is None:
+            continue
+        if look.group("upon") is not None and look.group("found") is None:
+            continue
         where = [t for t in _tokens(text, look.start("where")) if t[2] <= look.end("where")]
         if where and names_source(phrase(where[-1:])):
             add(look.start(), look.end(), where[-1:], "weak_cue", True)
@@ -1585,7 +1591,7 @@ def find_spans(
             or gap[0].lower() not in _JOINERS
             or len(gap) > 10
             or any(
-                w.lower() in (_STOP - _JOINERS) | _VERB_WORDS
+                (w.lower() in (_STOP - _JOINERS) | _VERB_WORDS | {"never"} or _NOT.search(w))
                 # "her before photo": a modifier after a determiner
                 and not (w.lower() in ("before", "after") and gap[i - 1].lower() in _DETERMINERS)
                 for i, w in enumerate(gap)
@@ -1593,31 +1599,20 @@ def find_spans(
             or re.search(r"[,;:.!?]\s", between)
         ):
             continue
-        if source_noun(phrase(head)) and names_source(phrase(head)):
-            tail = re.compile(r"[ \t]+that\b[ \t]*|[ \t]*:[ \t]*|[ \t]+").match(text, verb.end())
-            add(pos, tail.end() if tail else verb.end(), head, "verb_after", True)
+        strong = singular(head[-1][0]) in _STRONG_NOUNS or (
+            names_tool is not None and names_tool(phrase(head))
+        )
+        if strong and names_source(phrase(head)):
+            # only the source's own name is the attribution: what the joined phrases say
+            # ("for CMRT-2033-038 on Scarth Fell") names which record, and stays the claim's
+            add(pos, head[-1][2], head, "verb_after", True)
     for v in _VERSION.finditer(text):
         # a source named with its version states it: "that's all off v4.1 of the terms",
-        # "rule book is issue 3.1", "The visiting policy, version 4.2, was …", "fares
-        # table v2034.1"
+        # "rev 7.2 of the manual"; the version stays the claim's (a wrong version is a wrong
+        # value)
         of = _OF.match(text, v.end())
         of_np = _noun_phrase(_tokens(text, of.end())) if of is not None else []
         if of_np and longest_resolving(of_np) == of_np:
-            # the version stays the claim's: a wrong version is a wrong value
             add(v.end(), of_np[-1][2], of_np, "version", False)
-            continue
-        before_v = _BEFORE_VERSION.sub("", text[: v.start()])
-        clause = max(before_v.rfind(c) for c in ",;:.!?(—–") + 1
-        tokens = _tokens(text, clause, limit=MAX_NP_WORDS + 3)
-        tokens = [t for t in tokens if t[2] <= len(before_v)]
-        if not tokens or tokens[-1][2] != len(before_v):
-            continue
-        for j in range(len(tokens)):
-            if j and tokens[j - 1][0] not in _VERSION_AFTER:
-                continue
-            words = _noun_phrase(tokens[j:])
-            if words and words[-1][2] == len(before_v) and names_source(phrase(words)):
-                add(tokens[j][1], words[-1][2], words, "version", False)
-                break
     out.sort(key=lambda s: s.start)
     return out

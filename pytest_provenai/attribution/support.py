@@ -117,11 +117,11 @@ class SupportSignals:
     summed: bool = False
 
 
-#: A name: a capitalised word that opens no sentence (the full stop of an initial ends none,
-#: "issued by M. Pascoe"; any other does, "the UK. Then …"), a possessive name opening the
-#: claim, or an identifier.
+#: A name: a capitalised word that opens no sentence (the full stop of an initial, a capital
+#: standing alone, ends none: "issued by M. Pascoe"; any other does: "the UK. Then …", "Room
+#: 2A. Heating …", "U.S. Prices …"), a possessive name opening the claim, or an identifier.
 _NAME = re.compile(
-    r"(?<![!?]\s)(?<![^A-Z]\.\s)(?<![A-Z][A-Z]\.\s)(?<!^)\b[A-Z][\w’'-]*[A-Za-z0-9]"
+    r"(?<![!?]\s)(?<![^A-Z]\.\s)(?<![\w.][A-Z]\.\s)(?<!^)\b[A-Z][\w’'-]*[A-Za-z0-9]"
     r"|^[A-Z][\w-]*(?=['’]s\b)|\b[A-Za-z]*\d[\w./-]*[A-Za-z][\w-]*"
 )
 
