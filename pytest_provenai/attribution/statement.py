@@ -825,10 +825,13 @@ _PART_NOUNS = frozenset(
 )
 #: Words that give a source's version after its name ("formulary rev 4.2").
 _VERSION_WORDS = frozenset("rev revision version ver v issue edition".split())
-#: A version of a source: "version 4.2", "rev. 3", "edition 2033/1", "v4.1" ("issue 2 of
-#: the release notes" is a numbered item as often as a version).
+#: A version of a source: "version 4.2", "rev. 3", "edition 2033/1", "v4.1" (the words of
+#: :data:`_VERSION_WORDS` but "issue": "issue 2 of the release notes" is a numbered item as
+#: often as a version).
 _VERSION = re.compile(
-    r"\b(?:version|ver\.?|rev\.?|revision|edition)[ \t]*\d[\w./-]*|\bv\d[\w./-]*",
+    r"\b(?:"
+    + "|".join(sorted(_VERSION_WORDS - {"issue", "v"}, key=len, reverse=True))
+    + r")\.?[ \t]*\d[\w./-]*|\bv\d[\w./-]*",
     re.IGNORECASE,
 )
 _OF = re.compile(r"[ \t]+of[ \t]+", re.IGNORECASE)
