@@ -837,7 +837,7 @@ _VERSION = re.compile(
 _OF = re.compile(r"[ \t]+of[ \t]+", re.IGNORECASE)
 #: A look on the web: "I had a look online and", "Upon searching the web I find that".
 _LOOK_ONLINE = re.compile(
-    r"(?:(?P<upon>\b(?:upon|after|on)[ \t]+)|(?P<who>\b(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+))"
+    r"(?:(?P<upon>\b(?:upon|after|on)[ \t]+)|\b(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+)"
     r"(?:had[ \t]+a[ \t]+(?:quick[ \t]+)?look|looked|searched|checked|searching|looking)"
     r"[ \t]+(?P<where>on[ \t]*line|on[ \t]+(?:the[ \t]+)?(?:internet|web|net)|on[ \t]+t['’]internet"
     r"|the[ \t]+(?:web|internet))\b"
@@ -845,6 +845,11 @@ _LOOK_ONLINE = re.compile(
     r"[ \t]+that[ \t]+)|[ \t]*,[ \t]*)",
     re.IGNORECASE,
 )
+#: A bracket inside a claim ("(DRO_PAR_14_3_vol1_0047.tif)"), skipped in a long source name.
+_BRACKETED = re.compile(r"\([^()]*\)")
+#: Words that end a long source name before its verb: a verb or a function word other
+#: than a joiner ("The parcel record that was lost in March shows …" is a claim).
+_NOT_IN_A_NAME = (_STOP - _JOINERS) | _VERB_WORDS | {"never"}
 #: Reporting verbs a long source name may run on to (present tense, either number).
 _SPEAKS_AFTER = re.compile(
     r"\b(?:says|say|shows|show|notes|lists|states|explains|indicates)(?=[ \t]+\w)",
@@ -1424,8 +1429,8 @@ def find_spans(
             continue
         # "was confirmed by the record": the participle is the claim's, "by X" the source's
         cue_start = m.start() + (cue.rfind(" by") + 1 if cue.endswith(" by") else 0)
-        looker = _LOOK_SUBJECT.search(text, 0, cue_start) if looked else None
-        if looker is not None:  # "I'm looking at the lab log, …": "I'm" goes with the look
+        looker = _LOOK_SUBJECT.search(text, 0, cue_start)  # matches, if only empty
+        if looked and looker is not None:  # "I'm looking at the lab log, …": "I'm" goes too
             cue_start = looker.start()
         start, end = _with_context(text, cue_start, end, closing)
         if closing == "." and start > 0:
@@ -1574,9 +1579,10 @@ def find_spans(
         where = [t for t in _tokens(text, look.start("where")) if t[2] <= look.end("where")]
         if where and names_source(phrase(where[-1:])):
             add(look.start(), look.end(), where[-1:], "weak_cue", True)
-    unbracketed = re.sub(r"\([^()]*\)", lambda b: " " * len(b.group()), text)
+    speaks = list(_SPEAKS_AFTER.finditer(text))
+    unbracketed = _BRACKETED.sub(lambda b: " " * len(b.group()), text) if speaks else text
     bare_starts = {m.end() for m in _CLAUSE_START.finditer(unbracketed)} | {0}
-    for verb in _SPEAKS_AFTER.finditer(text):
+    for verb in speaks:
         # a source whose name runs on before its reporting verb: "The caption on her before
         # photo says …", "The file properties for image 47 (…) show …", "the incident record
         # for CMRT-2033-038 on Scarth Fell shows …"
@@ -1587,14 +1593,14 @@ def find_spans(
         head = head[: next((i for i, t in enumerate(head) if t[0] in _JOINERS), len(head))]
         if not head:
             continue
-        between = re.sub(r"\([^()]*\)", " ", text[head[-1][2] : verb.start()])
+        between = unbracketed[head[-1][2] : verb.start()]
         gap = between.split()
         if (
             not gap
             or gap[0].lower() not in _JOINERS
             or len(gap) > 10
             or any(
-                (w.lower() in (_STOP - _JOINERS) | _VERB_WORDS | {"never"} or _NOT.search(w))
+                (w.lower() in _NOT_IN_A_NAME or _NOT.search(w))
                 # "her before photo": a modifier after a determiner
                 and not (w.lower() in ("before", "after") and gap[i - 1].lower() in _DETERMINERS)
                 for i, w in enumerate(gap)
