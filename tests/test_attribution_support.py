@@ -500,3 +500,53 @@ def test_thirty_sixth_round_a_surname_after_an_initial_is_a_name() -> None:
 )
 def test_thirty_sixth_round_antonyms(claim: str, unit: str) -> None:
     assert polarity(claim, unit).antonym is not None
+
+
+def test_thirty_seventh_round_the_same_negation_is_no_conflict() -> None:
+    """A claim that negates what the unit negates agrees with it, even where the unit's
+    sentence most like the claim is another one; a negation of what the unit affirms still
+    conflicts."""
+    unit = "Fall at 02:40. No head injury seen. Skin tear 2 cm left forearm, cleaned and dressed."
+    claim = "The nurse found no head injury, only a skin tear of 2 cm on her left forearm."
+    assert not polarity(claim, unit).negation
+    assert polarity("The nurse found no skin tear on her left forearm.", unit).negation
+
+
+def test_thirty_seventh_round_a_yes_no_field_is_negated_only_by_name() -> None:
+    """ "… with no damage" negates the damage, not ``deposit_returned: True``."""
+    unit = "ticket: H-2201\ndeposit_returned: True\ncondition_on_return: no damage"
+    ok = "Ticket H-2201 had its deposit returned, and the skates came back with no damage."
+    assert polarity(ok, unit).flag is None
+    assert polarity("Ticket H-2201 did not get its deposit returned.", unit).flag is not None
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit"),
+    [
+        # a negation the unit says of another thing, and affirms of the claim's
+        (
+            "Flight BA12 was not delayed.",
+            "Flight BA10 was not delayed. Flight BA12 was delayed 40 minutes.",
+        ),
+        ("Room 5 has no heating.", "Room 4 has no heating. Room 5 heating on, 21 C."),
+        ("The boat has no damage.", "The car has no damage. The boat has hull damage to the bow."),
+        (
+            "The pool was not closed on Monday.",
+            "The gym was not closed on Monday. The pool was closed on Monday for repairs.",
+        ),
+        # every negation of the claim must be the unit's too
+        (
+            "The nurse found no head injury, and no skin tear on her left forearm.",
+            "Fall at 02:40. No head injury seen. Skin tear 2 cm left forearm, cleaned and dressed.",
+        ),
+    ],
+)
+def test_thirty_seventh_round_a_negation_said_of_another_thing_still_conflicts(
+    claim: str, unit: str
+) -> None:
+    assert polarity(claim, unit).negation
+
+
+def test_thirty_seventh_round_a_negation_that_names_nothing_else_negates_the_field() -> None:
+    unit = "van: V-3\ninspected: True\nmileage: 4000"
+    assert polarity("Van V-3's MOT inspection: never done.", unit).flag == "inspected: True"

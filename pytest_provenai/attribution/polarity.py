@@ -5,6 +5,11 @@ negated by a prefix ("refundable" / "non-refundable", "locked" / "unlocked"), an
 that negates a yes/no field of a record ("has no courier requirement" / ``courier required:
 yes``) or affirms one that is ``no``.
 
+A claim that negates what the unit negates, and the unit affirms in no sentence, is no
+conflict ("found no head injury, only a skin tear" against "No head injury seen. Skin tear
+2 cm"); a yes/no field is negated only by a negation whose scope names it, says nothing or
+names nothing else the unit holds (:func:`_negates_field`).
+
 A negation counts only over what the other side speaks of (:func:`_about`: "its status is
 perhaps not a surprise" negates nothing a status field says; "has not been serviced since
 2031-05-02" says when it last was). A word is no antonym of a unit that also says a word of
@@ -288,6 +293,23 @@ def _about(text: str, other: str) -> bool:
     count only when the scope has no others."""
     other_words = set(_words(other))
     other_stems = {stem(w) for w in other_words}  # field names too: "trips_24h"
+    for terms in _scopes(text):
+        if not terms:
+            return True
+        for t in terms:
+            if (
+                stem(t) in other_stems
+                or _ALIKE.get(t, frozenset()) & other_words
+                or ANTONYMS.get(t, frozenset()) & other_words
+            ):
+                return True
+    return False
+
+
+def _scopes(text: str) -> list[list[str]]:
+    """The content words of each negating word's scope in ``text`` (:func:`_about`), in
+    order; "not … since <a time>" has none listed."""
+    out = []
     for m in _NEGATION.finditer(text):
         rest = text[m.end() :]
         end = _SCOPE_END.search(rest)
@@ -301,17 +323,32 @@ def _about(text: str, other: str) -> bool:
         # a value's words ("within 14 days") say how much, not what is negated
         said = set(_words(cut_values(scope, found[:1])))
         terms = [t for t in words if t in content_terms(t)]
-        terms = [t for t in terms if t in said] or terms
-        if not terms:
-            return True
-        for t in terms:
-            if (
-                stem(t) in other_stems
-                or _ALIKE.get(t, frozenset()) & other_words
-                or ANTONYMS.get(t, frozenset()) & other_words
-            ):
-                return True
-    return False
+        out.append([t for t in terms if t in said] or terms)
+    return out
+
+
+def _negated_alike(claim: str, unit: str) -> bool:
+    """Whether ``unit`` negates everything ``claim`` negates: each scope of the claim has a
+    scope of the unit holding its content words (two of them, or its one), by :func:`stem`,
+    and no sentence of the unit affirms as many of them. "found no head injury, only a small
+    skin tear" says what "No head injury seen. Skin tear 2 cm" does, even where the unit's
+    sentence most like the claim is the tear's; "Flight BA12 was not delayed" is no
+    "Flight BA10 was not delayed. Flight BA12 was delayed 40 minutes."""
+    unit_scopes = [{stem(t) for t in terms} for terms in _scopes(unit)]
+    affirmed = []
+    for sentence in _SENTENCE.split(unit):
+        negated = {stem(t) for terms in _scopes(sentence) for t in terms}
+        affirmed.append({stem(w) for w in _words(sentence)} - negated)
+    claim_scopes = [{stem(t) for t in terms} for terms in _scopes(claim)]
+    if not claim_scopes:
+        return False
+    for said in claim_scopes:
+        need = min(2, len(said))
+        if not said or not any(len(said & other) >= need for other in unit_scopes):
+            return False
+        if any(len(said & words) >= need for words in affirmed):
+            return False
+    return True
 
 
 def _words(text: str) -> list[str]:
@@ -321,15 +358,33 @@ def _words(text: str) -> list[str]:
 _YES_NO = {"yes": True, "true": True, "no": False, "false": False}
 
 
+def _negates_field(claim: str, part: str, unit: str) -> bool:
+    """Whether ``claim`` negates the yes/no field ``part`` (``deposit_returned: True``) of
+    ``unit``: it has a negating word whose scope names the field (:func:`_about`; a word of
+    three or four letters of the name stands for the claim's longer words it opens, ``cas``
+    for "casualty"), says nothing ("It has not."), or names nothing else the unit holds
+    ("MOT inspection: never done"). "did have its deposit returned, and … came back with no
+    damage" negates the damage (``condition_on_return: no damage``), not the return."""
+    kv = field(part)
+    if kv is None:
+        return negates(claim)
+    key = name_terms(kv[0])
+    short = [t for t in key if 3 <= len(t) <= 4]
+    opened = [w for w in _words(claim) if any(len(w) > len(t) and w.startswith(t) for t in short)]
+    if _about(claim, " ".join((*key, *opened))):
+        return True
+    others = {stem(w) for w in _words(unit.replace(part, " "))}
+    return any(not {stem(t) for t in terms} & others for terms in _scopes(claim))
+
+
 def _flag(claim: str, unit: str) -> str | None:
     """The yes/no field of ``unit`` the claim says
     (:func:`~pytest_provenai.attribution.rows.said_fields`) with the opposite polarity — the
     claim negates a ``yes`` field or affirms a ``no`` one — or a one-word field value the
     claim negates ("is not flagged degraded" against ``status: degraded``). The field as
     written, or None."""
-    negated = negates(claim)
     for part, value in said_fields(claim, unit):
-        if value in _YES_NO and negated == _YES_NO[value]:
+        if value in _YES_NO and _negates_field(claim, part, unit) == _YES_NO[value]:
             return part
     other = _other_value(claim, unit)
     if other is not None:
@@ -511,6 +566,7 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
         and len(shared) >= 2
         and not (fields and _says_none(claim, unit))
         and not _restriction(said_c, said_u)
+        and not (neg_c and _negated_alike(said_c, _one_negative_form(claim, unit)[1]))
     )
     antonym: tuple[str, str] | None = None
     affirmed = unit_words - _zero_field_words(unit)
