@@ -2408,3 +2408,76 @@ def test_thirty_fourth_round_a_field_names_sort_words_and_their_plurals() -> Non
     # words that only begin like a sort word tell
     assert _telling_words("timing") == {"timing"}
     assert _telling_words("dated_by") == {"dated"}
+
+
+def test_thirty_seventh_round_a_row_that_holds_every_value_is_the_claims() -> None:
+    """Three values one row holds name that row before a word in another row's note; a
+    name in a short cell still names its row."""
+    table = (
+        "pool,time,fc,ph,temp,notes\n"
+        "Learner,12:20,1.7,7.4,31.4,\n"
+        "Learner,15:20,1.6,7.4,31.5,\n"
+        'Learner,16:55,2.2,7.3,31.4,"FC >= 2.0 after release, reopened 1700"\n'
+    )
+    claim = "15:20: FC 1.6, pH 7.4, 31.5."
+    assert not row_check(claim, read_values(claim), table).conflict
+    wrong = "16:55: FC 1.6, pH 7.4, 31.5."
+    assert row_check(wrong, read_values(wrong), table).conflict
+
+
+def test_thirty_seventh_round_a_log_line_named_by_its_words() -> None:
+    """A claim with no time of day is about the one line holding most of its words: a name
+    that line lacks and another line has is another line's."""
+    log = (
+        "2033-10-14 08:40:12 session opened team_lead=D. Brook chairs=3\n"
+        "2033-10-14 10:29:51 ALARM chair 3 mixer flow low\n"
+        "2033-10-14 10:37:18 bleed stopped volume=300mL chair 3 nurse=M. Tiwari\n"
+        "2033-10-14 12:32:14 session closed bags_packed=4\n"
+    )
+    wrong = "D. Brook was the nurse who stopped the bleed on chair 3."
+    assert log_other_line(wrong, read_values(wrong), log) == ("Brook",)
+    right = "M. Tiwari was the nurse who stopped the bleed on chair 3."
+    assert log_other_line(right, read_values(right), log) == ()
+    # a claim that says what two lines say names no one line
+    both = "D. Brook opened the session and M. Tiwari stopped the bleed."
+    assert log_other_line(both, read_values(both), log) == ()
+
+
+def test_thirty_seventh_round_a_day_after_a_weekday() -> None:
+    assert next(v.kind for v in read_values("tue 21st the pick, W 13 kn")) == "date"
+
+
+def test_thirty_seventh_round_a_number_named_by_its_word_s_initial() -> None:
+    """ "jam 9" is the evidence's ``J09``; "jam 8" is not, nor is "lane 4" ``L14``."""
+
+    def present(claim: str, evidence: str) -> list[bool]:
+        return [m.present for m in match_values(read_values(claim), evidence)]
+
+    assert present("forearms in P1 jam 9", "P1  J09  14:33  BRU  #13") == [True, True]
+    assert present("forearms in P1 jam 8", "P1  J09  14:33  BRU  #13") == [True, False]
+    assert present("lane 4 is shut", "L14 closed") == [False]
+
+
+def test_thirty_seventh_round_a_long_name_still_names_its_row() -> None:
+    """Only a note's words give way to a row holding every value; a long name does not."""
+    table = (
+        "route,length_km,climb_m,time_h\n"
+        "Old Mill loop via Hartley Woods and the weir,12,300,4\n"
+        "Castle ridge walk,9,450,3\n"
+        "Harbour and lighthouse circuit from the quay,14,120,5\n"
+    )
+    claim = "The Old Mill loop is 14 km with 120 m of climb and takes 5 hours."
+    assert row_check(claim, read_values(claim), table).conflict
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The turnout was 14 voters.", "Ward W14: turnout 22 voters"),
+        ("The tent sleeps 4 people.", "Tent model S4, sleeps 2"),
+        ("The patient scored 12 on the scale.", "Patient bed S12, score 9"),
+        ("We have 8 crates left.", "Crates: 5 (stored in hall H8)"),
+    ],
+)
+def test_thirty_seventh_round_a_count_is_no_code(claim: str, evidence: str) -> None:
+    assert not match_values(read_values(claim), evidence)[0].present

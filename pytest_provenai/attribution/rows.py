@@ -27,11 +27,13 @@ Prose (anything else) gives ``None``: it is checked as a whole, as before.
 
 :func:`row_check` finds the claim's row — the record holding most of the claim's
 *distinctive* terms (terms some records have and others do not: the entity), then most of
-its values; a name with a number the rows hold, "Pier 1" (or a row's first field, ``car:
-22``), names its row like a word — and reports which of the claim's values that row lacks
-and which of those another row holds (a value taken from another row). A clause that names
-another row ("…, car 7 2nd Dec") speaks of that row for its own values only, and a value of
-the claim's row said in a clause that names another row lacking it is another row's too.
+its values; the one record holding all of three or more of its values, when the words that
+picked another are only in that record's note; a name with a number the rows hold,
+"Pier 1" (or a row's first field, ``car: 22``), names its row like a word — and reports
+which of the claim's values that row lacks and which of those another row holds (a value
+taken from another row). A clause that names another row ("…, car 7 2nd Dec") speaks of
+that row for its own values only, and a value of the claim's row said in a clause that
+names another row lacking it is another row's too.
 Some records are said of every row: a table's caption, a JSON object's own fields around
 its list of records, a ``key: value`` document's title; a totals line's value counts for a
 claim that names it by its label ("1st of 6 entries" against ``entries 6``). Values the
@@ -502,6 +504,19 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     by_id = [i for i in candidates if id_hits(i)]
     named_by_id = len(by_id) == 1  # an identifier of one row only ("room R7" is many rows')
     best = by_id[0] if named_by_id else max(candidates, key=rank)
+    full = [i for i in candidates if all(m.present for m in matches[i])]
+    if (
+        not named_by_id
+        and len({v.text for v in values}) >= 3
+        and len(full) == 1
+        and best != full[0]
+        and not _short_cells_name(distinctive & row_terms[best], rows[best])
+    ):
+        # three values or more that one row holds all of name that row before words only a
+        # note of another row has ("15:20: FC 1.6, pH 7.4, 31.5" is the 15:20 row, not the
+        # row whose note says "FC"); a name in a short cell still names its row (the values
+        # of another row said of it are what the check is for)
+        best = full[0]
     row = rows[best] + caption
     entity = distinctive & row_terms[best]
     # a totals line that names the claim's row ("used in January: WM-4 41.5 m³; WM-9 30.2 m³")
@@ -630,6 +645,22 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
         tuple(other) + tuple(named_off),
         tuple(swapped),
     )
+
+
+def _short_cells_name(terms: set[str], row: str) -> bool:
+    """Whether ``row`` holds one of ``terms`` outside its notes (a field named for a note —
+    notes, comments, remarks — whose value has more than four words): a note's words ("post
+    faecal release 1618 (formed). FC >= 2.0 …") name no row; a long name ("Old Mill loop via
+    Hartley Woods and the weir") and a line that is no field (a search result's title) do."""
+    kept = []
+    for line in row.split("\n"):
+        kv = field(line)
+        note = kv is not None and _NOTE_KEY.search(kv[0]) and len(kv[1].split()) > 4
+        kept.append(kv[0].replace("_", " ") if kv and note else line)
+    return bool(terms & content_terms("\n".join(kept)))
+
+
+_NOTE_KEY = re.compile(r"note|comment|remark|memo", re.IGNORECASE)
 
 
 def _in_field_name(v: Value, keys: str) -> bool:
@@ -1578,6 +1609,8 @@ def log_other_line(content: str, values: Sequence[Value], source_text: str) -> t
     if len(lines) < 3 or sum(bool(_STAMP.match(ln)) for ln in lines) < 0.7 * len(lines):
         return ()
     times = [v for v in values if v.kind in ("time", "datetime")]
+    if not times:
+        return _log_name_elsewhere(content, values, lines)
     if len(times) != 1:
         return ()
     # lines without a timestamp (a header: "station=HW-Jetty date=2033-04-27") are said of
@@ -1621,6 +1654,37 @@ def log_other_line(content: str, values: Sequence[Value], source_text: str) -> t
         ):
             other.append(name)
     return tuple(other)
+
+
+def _log_name_elsewhere(content: str, values: Sequence[Value], lines: list[str]) -> tuple[str, ...]:
+    """The names of a claim with no time of day that the log's line of their clause lacks
+    and another line has: "D. Ambrose-Kerr was the nurse who stopped the bleed on chair 3"
+    against ``bleed stopped … chair 3 nurse=M. Tiwari`` (Ambrose-Kerr is on the session's
+    opening line). The clause's line is the one line holding most of its other words (two
+    at least, more than any other line has)."""
+    blank = cut_values(content, values, keep_offsets=True)
+    line_terms = [content_terms(ln) for ln in lines]
+    folded = [ln.casefold() for ln in lines]
+    other: list[str] = []
+    for m in _HANDLE.finditer(blank):
+        name = m.group(0).rstrip(".")
+        if m.start() == 0 and name[0].isupper() and "." not in name and "-" not in name:
+            continue  # the first word of the claim
+        word = re.compile(rf"(?<![\w.-]){re.escape(name.casefold())}(?![\w-])")
+        holders = [i for i, ln in enumerate(folded) if word.search(ln)]
+        if not holders:
+            continue
+        start, end = _clause_bounds(blank, (m.start(), m.end()))
+        said = content_terms(blank[start:end]) - content_terms(name)
+        said -= {t for t in said if any(t in content_terms(h) for h in _handles(blank))}
+        hits = [len(said & t) for t in line_terms]
+        top = max(hits, default=0)
+        if top < 2 or hits.count(top) > 1 or sorted(hits)[-2] >= top - 1:
+            continue
+        line = hits.index(top)
+        if line not in holders:
+            other.append(name)
+    return tuple(dict.fromkeys(other))
 
 
 #: Kinds of values whose sentence must hold them (identifiers and quoted text name things).

@@ -295,7 +295,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|(?<=, the )(?=\d{1,2}(?:st|nd|rd|th),? (?:and )?\d{1,2}(?:st|nd|rd|th)\b)"
             r"|(?<=\d[snrt][tdh], )|(?<=\d[snrt][tdh] and )|(?<=\d[snrt][tdh], and ))"
             r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=\s*(?:[,.;:!?)—–]|-\d|$|\s+(?:and|at|to|in|"
-            r"when|but|so|or|from|until|till|with|by"
+            r"when|but|so|or|from|until|till|with|by|the"
             # a verb after it ("the showing on the 14th starts at 19:45"), not a noun
             r"|is|was|are|were|will|would|has|had|starts?|begins?|opens?|closes?|ends?"
             r"|runs?|kicks?|falls?|finishes)\b))",
@@ -538,6 +538,8 @@ class Value:
     #: up to 30 characters of the text before the value (not compared: the same value read
     #: from another sentence is the same value)
     lead: str = field(default="", compare=False)
+    #: up to 20 characters of the text after the value (not compared either)
+    tail: str = field(default="", compare=False)
 
 
 @cache
@@ -1105,7 +1107,11 @@ def _read_values(text: str) -> tuple[Value, ...]:
             out.append(value)
     out.sort(key=lambda v: v.span)
     read = [
-        replace(_bounded(v, text), lead=text[max(0, v.span[0] - 30) : v.span[0]])
+        replace(
+            _bounded(v, text),
+            lead=text[max(0, v.span[0] - 30) : v.span[0]],
+            tail=text[v.span[1] : v.span[1] + 20],
+        )
         for v in _later_hours(_day_ranges(out, text), text)
     ]
     if written != text:
@@ -1114,6 +1120,7 @@ def _read_values(text: str) -> tuple[Value, ...]:
                 v,
                 text=written[v.span[0] : v.span[1]],
                 lead=written[max(0, v.span[0] - 30) : v.span[0]],
+                tail=written[v.span[1] : v.span[1] + 20],
             )
             for v in read
         ]
@@ -2353,12 +2360,33 @@ def _clock_number(v: Value, have: Sequence[Value]) -> bool:
 def _named_number(v: Value, folded: str) -> bool:
     """A number that closes a name the evidence writes as one code: "XR room 2" against
     ``station: XR-ROOM-2`` (the word before it and the number joined by ``-`` or ``_`` at
-    the end of a token of the evidence)."""
+    the end of a token of the evidence), or by the word's first letter before the number
+    ("jam 9" against ``P1  J09``, "lane 4" against ``L4``)."""
     word = re.search(r"([a-z]+)\s+$", v.lead.casefold())
     if not v.text.isdigit() or word is None:
         return False
     code = rf"{re.escape(word.group(1))}[-_]0*{v.text}"
-    return re.search(rf"(?<![a-z]){code}(?!\w|[.,-]\d)", folded) is not None
+    if re.search(rf"(?<![a-z]){code}(?!\w|[.,-]\d)", folded) is not None:
+        return True
+    if not _CODE_NAME.fullmatch(word.group(1)) or not _CLOSES_NAME.match(v.tail):
+        return False
+    initial = rf"(?<![\w.-]){word.group(1)[0]}0*{v.text}(?![\w-]|[.,]\d)"
+    return len(v.text) <= 3 and re.search(initial, folded) is not None
+
+
+#: A word that may name a thing by its number ("jam 9", "lane 4"): a noun, not a verb's
+#: form or a function word ("scored 12", "sleeps 4", "was 14").
+_CODE_NAME = re.compile(
+    r"(?!(?:was|were|has|had|have|are|is|the|and|with|from|into|over|under|about|than|only"
+    r"|just|some|every|each|per|by|of|at|to|for|top|all)$)[a-z]{3,}(?<!ed)(?<!ing)(?<!s)"
+)
+#: What may follow a number that closes a name: the end of its clause or a function word,
+#: never the noun it counts ("14 voters", "4 people").
+_CLOSES_NAME = re.compile(
+    r"\s*(?:$|[,.;:!?)]|(?:and|or|but|is|was|in|on|at|with|for|to|from|which|where|when|"
+    r"after|before|while)\b)",
+    re.IGNORECASE,
+)
 
 
 #: A number named a version ("version 7", "rev 5"), and a version the evidence names.
