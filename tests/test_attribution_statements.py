@@ -1355,3 +1355,55 @@ def test_thirty_sixth_round_a_contracted_negation_is_never_swallowed() -> None:
         "Per the yard rules, ponies aren't allowed out.", {"yard_rules": "document"}
     )
     assert (a.status, a.phrase) == ("stated", "Per the yard rules, ")
+
+
+@pytest.mark.parametrize(
+    ("text", "family", "tools"),
+    [
+        # a person on a forum, a page of the web: the search they were found in
+        ("A reader on the Millbrook forum says the ferry is cancelled.", "search", {}),
+        ("According to the web listings, the fair runs from 3 to 9 May.", "search", TOOLS),
+        ("The rowing club's web page: founded 1921, two boathouses", "search", TOOLS),
+        # a date between an opening source and its claim stays the claim's
+        ("In the parcel database for 03.04.2033 we had 12 parcels.", "database", {}),
+        # a subject said of a source's rows
+        ("The latest scan in the depot database was at 10:02.", "database", {}),
+        # a source the writer has open
+        ("I've got her account record up, and she's paid in full.", "record", {}),
+        ("ok got the stock db up - 14 crates left", "database", {}),
+        (
+            "I have your job card before me, and the van came at 9.",
+            "record",
+            {"get_job_card": "record"},
+        ),
+    ],
+)
+def test_thirty_seventh_round_source_shapes(text: str, family: str, tools: dict[str, str]) -> None:
+    a = find_attribution(text, tools)
+    assert (a.status, a.family) == ("stated", family), a
+
+
+def test_thirty_seventh_round_shapes_that_name_no_source() -> None:
+    for text in (
+        "An hour in a manual is £41.",  # "in a …" names no source before its verb
+        "The oldest tree in the park is 300 years old.",
+        "They have the record up and running.",  # someone else's, not the writer's look
+        "We have the log open - three entries.",  # a weak noun that names no tool
+    ):
+        assert find_attribution(text, TOOLS).status != "stated", text
+    # the date after an opening source is the claim's value, not the source's name
+    a = find_attribution("In the parcel database for 03.04.2033 we had 12 parcels.", {})
+    assert "2033" not in a.phrase
+
+
+def test_thirty_seventh_round_what_is_open_or_in_a_thing_is_no_source() -> None:
+    for text in (
+        "We have the north section open - two lifts are running.",
+        "Got the east section open, and the ski lift runs until 16:00.",
+        "We have the back table open, and it seats 6.",
+        "The deadlock in the orders database was resolved at 10:02.",
+        "The balance in your account is £40.",
+    ):
+        assert find_attribution(text, TOOLS).status != "stated", text
+    # "web" before another family's strong noun leaves it that family's
+    assert find_attribution("According to the web database, the fee is 4.", {}).family == "database"

@@ -26,7 +26,12 @@ up to :data:`MAX_NP_WORDS` words, possessives ``X's`` and one ``of`` inside it a
   NP for you, and …``, ``I've just pulled up NP and …``, a sentence opening ``Checked NP:
   …`` / ``Looked at NP - …`` / ``Looking at NP for Thursday the 12th, …``, ``Right, so I'm
   looking at NP, and …``) with any NP that resolves; a look on the web (``I had a look
-  online and …``, ``Upon searching the web I find that …``);
+  online and …``, ``Upon searching the web I find that …``); a source the writer has up,
+  its NP a strong source noun or a tool's name (``I've got her licence record up, and …``,
+  ``I have your job card before me, and …``, ``ok got the results db up - …``); a first or
+  last row of a source before its verb (``Last game of the day in the bookings database was
+  …``); a date between an opening source and its claim stays the claim's (``In the booking
+  database for 19.03.2033 we had …``);
 * **verb after** — a clause-initial NP followed by a reporting verb (``says``, ``notes``,
   ``lists``, ``returned``, ``turned up``, ``came back with``, ``shows``, ``flags``, …) —
   with any NP — or by a
@@ -664,8 +669,18 @@ def resolve(
         container = inside[-1]
         marked = {MARKERS[w] for w in container.split() if w in MARKERS}
         marked |= {family for p, family in PHRASES.items() if p in container}
+        if not marked and _head(container) not in GENERIC:
+            # "a boater on the Narrowlines forum": a forum, a website, a review
+            marked = {f for f in [_head_family(_head(container), 1)] if f == "search"}
         if marked == {"search"}:
             return Resolution("search", None, "alias")
+    # a page of the web ("the web listings", "the study's web page"), unless its head is
+    # another family's strong noun
+    if any(
+        p.split()[-2:-1] == ["web"] and _head_family(_head(p), 0) in (None, "search", "metadata")
+        for p in pieces
+    ):
+        return Resolution("search", None, "alias")  # not "the web database"
     content = [w for w in words if w not in _JOINERS]
     ordered = {t: _tool_words(t) for t in tools}
     names = {t: set(w) for t, w in ordered.items()}
@@ -843,6 +858,23 @@ _LOOK_ONLINE = re.compile(
     r"|the[ \t]+(?:web|internet))\b"
     r"(?:[ \t]*,?[ \t]+and[ \t]+|(?P<found>[ \t]+(?:i|we)[ \t]+(?:find|found|see|saw|read)"
     r"[ \t]+that[ \t]+)|[ \t]*,[ \t]*)",
+    re.IGNORECASE,
+)
+#: A subject that picks one of a source's rows by its order ("Last game of the day", "The
+#: earliest scan"), before "in the <source> was".
+_FIRST_OR_LAST = re.compile(
+    r"(?:^|[.!?;:]\s+)(?:the\s+)?(?:last|first|latest|earliest|next|final|newest|oldest)\b"
+    r"[^,.;:!?]*$",
+    re.IGNORECASE,
+)
+#: A source the writer has open: "I've got her licence record up, and", "I have your job
+#: card before me, and", "ok got the results db up - …" (the noun phrase is resolved).
+_HAVE_OPEN = re.compile(
+    r"\b(?:(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+|(?<![\w'’])(?:ok|okay)[ \t]*,?[ \t]+)"
+    r"(?P<verb>got|have)[ \t]+"
+    r"(?P<np>(?:[\w'’-]+[ \t]+){0,5}?[\w'’-]+)[ \t]+"
+    r"(?:up|before[ \t]+me|in[ \t]+front[ \t]+of[ \t]+me)"
+    r"(?:[ \t]*,?[ \t]+and[ \t]+|[ \t]*,[ \t]*|[ \t]+[-–—][ \t]+|[ \t]*:[ \t]*)",
     re.IGNORECASE,
 )
 #: A bracket inside a claim ("(DRO_PAR_14_3_vol1_0047.tif)"), skipped in a long source name.
@@ -1139,6 +1171,13 @@ def _opening_source(
         if singular(part[-1][0]) not in _SOURCE_NOUNS and not source_noun(part[-1][0]):
             continue
         nxt = following.index(part[-1]) + 1
+        if (
+            nxt + 2 < len(following)
+            and following[nxt][0] == "for"
+            and following[nxt + 1][0][0].isdigit()
+        ):
+            # "In the booking database for 19.03.2033 we had …": the date stays the claim's
+            nxt += 2
         if nxt >= len(following) or following[nxt][0] in _STOP | _JOINERS:
             continue
         after = following[nxt]
@@ -1407,7 +1446,16 @@ def find_spans(
         if not closing and cue in ("in", "on"):
             as_follows = re.compile(r"[ \t]+as\b").match(text, resolved[-1][2])
             entered = _ENTERED.search(text, 0, m.start()) is not None
-            if (as_follows is not None or entered) and _named_source(
+            # "Last game of the day in the bookings database was …": a subject said of a
+            # source's rows, before its verb (a strong source noun only)
+            subject = (
+                cue == "in"
+                and _FIRST_OR_LAST.search(text, 0, m.start()) is not None
+                and re.compile(r"(?:the|our|their|its|your)\s", re.IGNORECASE).match(text, m.end())
+                and re.compile(r"[ \t]+(?:is|was|are|were)\b").match(text, resolved[-1][2])
+                and _names_strongly(phrase(resolved))
+            )
+            if (as_follows is not None or entered or subject) and _named_source(
                 text, m.end(), phrase(resolved)
             ):
                 # "VX-226 is listed in the fleet table as due": the phrase goes, "as" stays;
@@ -1579,6 +1627,17 @@ def find_spans(
         where = [t for t in _tokens(text, look.start("where")) if t[2] <= look.end("where")]
         if where and names_source(phrase(where[-1:])):
             add(look.start(), look.end(), where[-1:], "weak_cue", True)
+    for held in _HAVE_OPEN.finditer(text):
+        # the writer's own look, opening its sentence, at a source noun phrase it resolves
+        # ("I've got Marigold Jean's licence record up, and she's showing as valid")
+        if _LOOK_OPENS.search(text[: held.start()]) is None:
+            continue
+        np = [t for t in _tokens(text, held.start("np")) if t[2] <= held.end("np")]
+        named = bool(np) and (
+            _names_strongly(phrase(np)) or (names_tool is not None and names_tool(phrase(np)))
+        )
+        if named and names_source(phrase(np)):
+            add(held.start(), held.end(), np, "weak_cue", True)
     speaks = list(_SPEAKS_AFTER.finditer(text))
     unbracketed = _BRACKETED.sub(lambda b: " " * len(b.group()), text) if speaks else text
     bare_starts = {m.end() for m in _CLAUSE_START.finditer(unbracketed)} | {0}
