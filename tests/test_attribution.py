@@ -447,7 +447,8 @@ def test_decide_precedence() -> None:
 def test_the_named_source_decides_only_where_the_content_route_does_not_support() -> None:
     """ "The member file says X" whose words route to the handbook: the member file settles
     it when it supports X, or contradicts it by a stated conflict; a claim the content route
-    supports stays conflated however well the named source scores (fail closed)."""
+    supports stays conflated unless the named source supports it at least as well (a
+    conflation probe's named source shares a value and scores lower: fail closed)."""
     named_ok = _decide(route_source="m", route_status="stated_source")
     routed_low = _decide(
         route_source="h",
@@ -459,7 +460,14 @@ def test_the_named_source_decides_only_where_the_content_route_does_not_support(
     wrong = find_attribution("According to the search results, t", TOOLS)
     conflated = _decide(attribution=wrong)
     assert conflated.verdict == "conflated"
-    assert named_or_routed(conflated, named_ok) is conflated
+    named_lower = _decide(
+        route_source="m",
+        route_status="stated_source",
+        judgement=Judgement(0.7, {"not_enough_evidence": 0.7, "contradicted": 0.3}),
+    )
+    assert named_lower.verdict == "supported"
+    assert named_or_routed(conflated, named_lower) is conflated
+    assert named_or_routed(conflated, named_ok) is named_ok  # as well as the content route
     by_score = _decide(judgement=Judgement(0.2, {"contradicted": 0.9}))
     assert by_score.verdict == "contradicted"
     assert named_or_routed(routed_low, by_score) is routed_low

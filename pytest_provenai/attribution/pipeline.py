@@ -566,12 +566,23 @@ def prepare_claims(
 def named_or_routed(routed: ClaimDecision, named: ClaimDecision | None) -> ClaimDecision:
     """The decision on the source a claim names, when its content route does not support
     the claim and the named source settles it: supported there, or contradicted there by a
-    stated conflict ("the warehouse sheet has it on hold" against another row's status). A claim its
-    content route supports keeps that decision: a fact its named source does not hold as
-    well as another family's source does is conflated, however close the named one comes;
-    one conflated only near the threshold (reason ``insufficient_support``) is not."""
+    stated conflict ("the warehouse sheet has it on hold" against another row's status). A
+    claim its content route supports keeps that decision: a fact its named source does not
+    hold as well as another family's source does is conflated, however close the named one
+    comes; one the named source supports at least as well (``p_support`` as high or higher:
+    "Fleet register still has GAS-05 grounded" read from a flight log and from the register)
+    is the named source's; one conflated only near the threshold (reason
+    ``insufficient_support``) is not."""
     if named is None or "failed" in (named.verdict, routed.verdict):
         return routed
+    if (
+        routed.content_supported_elsewhere
+        and named.verdict == "supported"
+        and named.p_support is not None
+        and routed.p_support is not None
+        and named.p_support >= routed.p_support
+    ):
+        return named  # the source it names holds the fact as well: no conflation
     if routed.supported or routed.content_supported_elsewhere:
         return routed
     settled = named.verdict == "supported" or (
