@@ -63,9 +63,10 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 # The thirty-second round (no new domain) reads the test split exactly as before; the
 # thirty-third (no new domain) 1,038/1,452 (0.715), the thirty-fourth (no new domain)
 # 1,050/1,452 (0.723, reject F1 0.794), the thirty-sixth (no new domain) 1,055/1,452 (0.727,
-# reject F1 0.796), floors unchanged.
-HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.796 (twenty-three domains)
-HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.727 (1,055/1,452); target 0.85
+# reject F1 0.796), the thirty-seventh (no new domain) 1,060/1,452 (0.730, reject F1 0.799),
+# floors unchanged.
+HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.799 (twenty-three domains)
+HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.730 (1,060/1,452); target 0.85
 # Every probe blocked until the fourteenth round: its test domain's two probes pass, with the
 # thirteenth-round verifier too (16/18 both). In the fifteenth a food_bank probe passes too
 # (17/20 blocked, one wrong attribution retained). The floors record those measurements so
