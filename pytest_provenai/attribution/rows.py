@@ -1665,6 +1665,7 @@ def _log_name_elsewhere(content: str, values: Sequence[Value], lines: list[str])
     blank = cut_values(content, values, keep_offsets=True)
     line_terms = [content_terms(ln) for ln in lines]
     folded = [ln.casefold() for ln in lines]
+    handle_terms = set().union(*(content_terms(h) for h in _handles(blank)))
     other: list[str] = []
     for m in _HANDLE.finditer(blank):
         name = m.group(0).rstrip(".")
@@ -1675,8 +1676,7 @@ def _log_name_elsewhere(content: str, values: Sequence[Value], lines: list[str])
         if not holders:
             continue
         start, end = _clause_bounds(blank, (m.start(), m.end()))
-        said = content_terms(blank[start:end]) - content_terms(name)
-        said -= {t for t in said if any(t in content_terms(h) for h in _handles(blank))}
+        said = content_terms(blank[start:end]) - content_terms(name) - handle_terms
         hits = [len(said & t) for t in line_terms]
         top = max(hits, default=0)
         if top < 2 or hits.count(top) > 1 or sorted(hits)[-2] >= top - 1:

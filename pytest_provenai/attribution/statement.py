@@ -851,8 +851,10 @@ _VERSION = re.compile(
 )
 _OF = re.compile(r"[ \t]+of[ \t]+", re.IGNORECASE)
 #: A look on the web: "I had a look online and", "Upon searching the web I find that".
+#: The writer as the subject of a look: "I", "we", "I've", "we have".
+_WRITER = r"\b(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+"
 _LOOK_ONLINE = re.compile(
-    r"(?:(?P<upon>\b(?:upon|after|on)[ \t]+)|\b(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+)"
+    rf"(?:(?P<upon>\b(?:upon|after|on)[ \t]+)|{_WRITER})"
     r"(?:had[ \t]+a[ \t]+(?:quick[ \t]+)?look|looked|searched|checked|searching|looking)"
     r"[ \t]+(?P<where>on[ \t]*line|on[ \t]+(?:the[ \t]+)?(?:internet|web|net)|on[ \t]+t['’]internet"
     r"|the[ \t]+(?:web|internet))\b"
@@ -867,11 +869,15 @@ _FIRST_OR_LAST = re.compile(
     r"[^,.;:!?]*$",
     re.IGNORECASE,
 )
+#: A possessive or definite determiner opening a source's noun phrase ("in the", "in our").
+_DEFINITE = re.compile(r"(?:the|our|their|its|your)\s", re.IGNORECASE)
+#: A verb of being right after a source's noun phrase ("… database was …").
+_BE_AFTER = re.compile(r"[ \t]+(?:is|was|are|were)\b")
 #: A source the writer has open: "I've got her licence record up, and", "I have your job
 #: card before me, and", "ok got the results db up - …" (the noun phrase is resolved).
 _HAVE_OPEN = re.compile(
-    r"\b(?:(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+|(?<![\w'’])(?:ok|okay)[ \t]*,?[ \t]+)"
-    r"(?P<verb>got|have)[ \t]+"
+    rf"(?:{_WRITER}|(?<![\w'’])(?:ok|okay)[ \t]*,?[ \t]+)"
+    r"(?:got|have)[ \t]+"
     r"(?P<np>(?:[\w'’-]+[ \t]+){0,5}?[\w'’-]+)[ \t]+"
     r"(?:up|before[ \t]+me|in[ \t]+front[ \t]+of[ \t]+me)"
     r"(?:[ \t]*,?[ \t]+and[ \t]+|[ \t]*,[ \t]*|[ \t]+[-–—][ \t]+|[ \t]*:[ \t]*)",
@@ -1451,8 +1457,8 @@ def find_spans(
             subject = (
                 cue == "in"
                 and _FIRST_OR_LAST.search(text, 0, m.start()) is not None
-                and re.compile(r"(?:the|our|their|its|your)\s", re.IGNORECASE).match(text, m.end())
-                and re.compile(r"[ \t]+(?:is|was|are|were)\b").match(text, resolved[-1][2])
+                and _DEFINITE.match(text, m.end())
+                and _BE_AFTER.match(text, resolved[-1][2])
                 and _names_strongly(phrase(resolved))
             )
             if (as_follows is not None or entered or subject) and _named_source(
