@@ -550,3 +550,56 @@ def test_thirty_seventh_round_a_negation_said_of_another_thing_still_conflicts(
 def test_thirty_seventh_round_a_negation_that_names_nothing_else_negates_the_field() -> None:
     unit = "van: V-3\ninspected: True\nmileage: 4000"
     assert polarity("Van V-3's MOT inspection: never done.", unit).flag == "inspected: True"
+
+
+def test_thirty_eighth_round_none_of_a_field_that_holds_someone_is_a_conflict() -> None:
+    """ "no observer" against ``observer: T. Nguyen-Bale``; not against an empty field, nor
+    where the claim does not deny it."""
+    unit = "flight_id: FL-0914-02\nremote_pilot: R. Marchetti\nobserver: T. Nguyen-Bale"
+    assert polarity("Wednesday I flew the north solo, no observer.", unit).flag == (
+        "observer: T. Nguyen-Bale"
+    )
+    assert polarity("I flew the north with an observer, T. Nguyen-Bale.", unit).flag is None
+    for empty in ("none", "n/a", "-", "0", "not required"):
+        alone = unit.replace("T. Nguyen-Bale", empty)
+        assert polarity("Wednesday I flew the north solo, no observer.", alone).flag is None
+
+    # a value that itself says there is none ("Off, Did not fire") is no one there
+    exif = "File: IMG_0412.jpg\nFlash: Off, Did not fire\nModel: Halden Nova 8"
+    assert polarity("The photo was shot without flash.", exif).flag is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit"),
+    [
+        (
+            "GAS-05's back to active on the register",
+            "GAS-05 | Kestrel M4E | grounded - gimbal fault",
+        ),
+        ("GAS-05 is grounded.", "GAS-05 | Kestrel M4E | active"),
+    ],
+)
+def test_thirty_eighth_round_antonyms(claim: str, unit: str) -> None:
+    assert polarity(claim, unit).antonym is not None
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit"),
+    [
+        ("There was no booking fee.", "booking: B-12\nbooking_fee: £0.00"),
+        ("I flew with no observer.", "flight: F-2\nobserver: TBC"),
+        ("The tenant has no rent arrears.", "tenant: A. Lee\nrent: £900"),
+        ("No late fee until the 5th.", "tenant: A. Lee\nlate_fee: £15 after the 5th"),
+        ("No driver complaints this month.", "route: R4\ndriver: J. Bloggs"),
+        ("There's no wifi in the rooms.", "hotel: Quay\nwifi: lobby only"),
+    ],
+)
+def test_thirty_eighth_round_what_no_field_denial_is(claim: str, unit: str) -> None:
+    """A field that holds nothing, a noun or condition after the name, or a value that says
+    it only in part: no denial of the field."""
+    assert polarity(claim, unit).flag is None
+
+
+def test_thirty_eighth_round_without_any_field() -> None:
+    unit = "flight: F-2\nobserver: T. Nguyen-Bale"
+    assert polarity("We flew without any observer.", unit).flag == "observer: T. Nguyen-Bale"

@@ -14,10 +14,12 @@ from pytest_provenai.attribution.protected import check_values
 from pytest_provenai.attribution.rows import (
     RowCheck,
     counted,
+    field_conflict,
     listed_count,
     log_other_line,
     name_field_conflict,
     prose_other_sentence,
+    rate_conflict,
     records,
     row_check,
     totalled,
@@ -2481,3 +2483,134 @@ def test_thirty_seventh_round_a_long_name_still_names_its_row() -> None:
 )
 def test_thirty_seventh_round_a_count_is_no_code(claim: str, evidence: str) -> None:
     assert not match_values(read_values(claim), evidence)[0].present
+
+
+def test_thirty_eighth_round_a_unit_ending_a_field_name_need_not_be_said() -> None:
+    """ "True heading 214°" names ``true_heading_deg`` without saying "deg": the field's 211
+    settles it, though another field (``cog_deg``) holds 214."""
+    record = '{\n  "sog_kts": 7.4,\n  "cog_deg": 214.0,\n  "true_heading_deg": 211\n}'
+    wrong = "True heading 214°."
+    assert field_conflict(wrong, read_values(wrong), record) == ("214",)
+    right = "True heading 211°."
+    assert field_conflict(right, read_values(right), record) == ()
+
+
+def test_thirty_eighth_round_a_log_line_s_pairs_are_fields() -> None:
+    """ "key=value" pairs of a log line are fields: "only 2 hints" against ``hints=3``."""
+    log = (
+        "2033-03-19 12:02:10 SUB GAME START  timer=60:00\n"
+        "2033-03-19 12:56:21 SUB GAME END  result=ESCAPED  time=54:11  hints=3\n"
+    )
+    wrong = "The birthday team escaped with 54:11 and only 2 hints."
+    assert field_conflict(wrong, read_values(wrong), log) == ("2",)
+    right = "The birthday team escaped with 54:11 and 3 hints."
+    assert field_conflict(right, read_values(right), log) == ()
+    # two groups that each end a game: which the claim speaks of is unsure
+    two = log + "2033-03-19 17:33:02 SUB GAME END  result=FAILED  time=60:00  hints=2\n"
+    assert field_conflict(wrong, read_values(wrong), two) == ()
+
+
+def test_thirty_eighth_round_a_table_aligned_by_spaces_is_read_by_rows() -> None:
+    """A plain-text table with no rule, its columns aligned by spaces: each row a record."""
+    rota = (
+        "POOL STAFF ROTA\n"
+        "date: 2033-03-14 (Mon)   version: 3\n"
+        "NAME               ROLE  NPLQ_EXPIRY  START  END\n"
+        "Jonah Okoye        DM    2033-12-02   1400   2230\n"
+        "Priya Lambeth      LG    2034-02-19   1400   2200\n"
+        "Sade Fairbrother   ST    -            1530   1800\n"
+        "NOTES\n"
+        "- CR NPLQ expires end of month\n"
+    )
+    found = records(rota)
+    assert found is not None
+    assert "NAME: Priya Lambeth\nROLE: LG\nNPLQ_EXPIRY: 2034-02-19\nSTART: 1400\nEND: 2200" in found
+    wrong = "Priya's NPLQ good till 2033-12-02."
+    assert row_check(wrong, read_values(wrong), rota).conflict
+    right = "Priya's NPLQ good till 2034-02-19."
+    assert not row_check(right, read_values(right), rota).conflict
+    # words two spaces apart over lines that do not line up are no table
+    prose = "Notes  from  today\nWe met at the hall and agreed the plan.\nNothing else to add here."
+    assert records(prose) is None
+
+
+def test_thirty_eighth_round_an_amount_worked_out_from_a_field_is_not_the_field_s() -> None:
+    """ "sixty after her deposit came off" is no value of ``deposit``."""
+    log = (
+        "2033-03-17 10:02 SALE groom=full gross=70.00 deposit=10.00 paid=60.00 card\n"
+        "2033-03-17 12:40 SALE groom=bath gross=48.00 deposit=10.00 paid=38.00 cash\n"
+    )
+    claim = "Biscuit's was the biggest bill, seventy quid gross, sixty after her deposit came off."
+    assert field_conflict(claim, read_values(claim), log) == ()
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "conflict"),
+    [
+        (
+            "running past curfew is £75 an hour",
+            "6. Curfew. Late exit is charged at £75 per half hour or part of it.",
+            True,
+        ),
+        (
+            "After day 30 a storage charge of 1,50 EUR per hour applies.",
+            "Storage after day 30, band C only, per day              1.50",
+            True,
+        ),
+        ("Rooms are £80 a week.", "Room rate: £80 per night, breakfast £12 per person.", True),
+        # the claim's rate, among others, or no rate at all in the evidence: nothing settled
+        (
+            "Lessons are £38 an hour.",
+            "Lessons are charged at £38 per hour in a manual car and £41 per hour in an automatic.",
+            False,
+        ),
+        ("Parking is £3 per hour.", "Parking costs £3.", False),
+        ("The storage charge is 1,50 EUR per day.", "Storage, per day  1.50", False),
+        ("Breakfast is £12 a head.", "Room rate: £80 per night, breakfast £12 per person.", False),
+    ],
+)
+def test_thirty_eighth_round_a_rate_per_something_else(
+    claim: str, evidence: str, conflict: bool
+) -> None:
+    assert bool(rate_conflict(claim, read_values(claim), evidence)) is conflict
+
+
+@pytest.mark.parametrize(
+    ("claim", "record"),
+    [
+        ("Net pay was £2,200.", "gross: £2,200\nnet: £1,800\ntax: £400"),
+        ("The refund was £60.", "charge: £60\nrefund: £40"),
+        ("The total after VAT was £100.", "subtotal: £100\nvat: £20\ntotal: £120"),
+    ],
+)
+def test_thirty_eighth_round_a_field_named_by_a_word_of_working_still_settles_it(
+    claim: str, record: str
+) -> None:
+    assert field_conflict(claim, read_values(claim), record)
+
+
+def test_thirty_eighth_round_a_time_zone_ending_a_field_name_must_be_said() -> None:
+    """ "13:02 BST" may be ``received_utc: 12:02``: the zone is no unit to drop."""
+    claim = "Received at 13:02 BST."
+    assert field_conflict(claim, read_values(claim), "id: 4\nreceived_utc: 12:02") == ()
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("Rent is £900 a month.", "Rent: £900 per calendar month, payable a week in advance."),
+        ("Rooms are £80 per night.", "Rooms: £80 per person per night."),
+        ("The salary is £40,000 a year.", "Salary £40,000 p.a., paid monthly."),
+        ("Extra time is £20 an hour.", "£20 per additional hour, max 3 hours a day."),
+        ("Dinner is £12 a person.", "Dinner £12 pp, served daily."),
+        (
+            "full livery's £172 a week, part livery £118",
+            "Weekly livery fees, payable monthly in advance: full livery £172.00; part £118.00.",
+        ),
+    ],
+)
+def test_thirty_eighth_round_a_rate_is_the_one_said_of_the_amount(
+    claim: str, evidence: str
+) -> None:
+    """Another rate in the same line is not the amount's."""
+    assert rate_conflict(claim, read_values(claim), evidence) == ()

@@ -41,7 +41,7 @@ from pytest_provenai.attribution.rows import (
     said_fields,
     stem,
 )
-from pytest_provenai.attribution.values import read_values
+from pytest_provenai.attribution.values import UNIT_SUFFIXES, read_values
 
 __all__ = ["ANTONYMS", "Polarity", "negates", "polarity"]
 
@@ -66,7 +66,7 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("maximum highest", "minimum lowest"),
     ("include included includes including", "exclude excluded excludes excluding"),
     ("available", "unavailable"),
-    ("active", "inactive suspended cleared resolved"),
+    ("active", "inactive suspended cleared resolved grounded"),
     ("paid", "unpaid outstanding overdue"),
     ("pass passed passes", "fail failed fails"),
     ("suitable", "unsuitable"),
@@ -389,6 +389,9 @@ def _flag(claim: str, unit: str) -> str | None:
     other = _other_value(claim, unit)
     if other is not None:
         return other
+    denied = _denied_field(claim, unit)
+    if denied is not None:
+        return denied
     for part in field_parts(unit):
         kv = field(part)
         if kv is None or not re.fullmatch(r"[^\W\d_]{4,}", kv[1]) or kv[1].casefold() in _YES_NO:
@@ -397,6 +400,43 @@ def _flag(claim: str, unit: str) -> str | None:
         if re.search(negated_value, claim, re.IGNORECASE):
             return part.strip()
     return None
+
+
+def _denied_field(claim: str, unit: str) -> str | None:
+    """A field of ``unit`` that holds something (not yes/no, none, 0 or nothing) and that
+    the claim says there is none of, by its whole name after "no" or "without" ("flew the
+    north solo, no observer" against ``observer: T. Nguyen-Bale``). The field as written, or
+    None."""
+    for part, value in said_fields(claim, unit, shortest=3):
+        kv = field(part)
+        held = value.strip()
+        if kv is None or held in _YES_NO or _NONE.match(held) or _DENYING.search(held):
+            continue
+        words = [w for w in re.findall(r"[a-z]+", kv[0].casefold()) if w not in UNIT_SUFFIXES]
+        if not words or len(words) > 3:
+            continue
+        name = r"\s+".join(re.escape(w) for w in words)
+        denied = rf"\b(?:no|without(?:\s+(?:an?|any))?)\s+{name}s?{_NAME_ENDS}"
+        if re.search(denied, claim, re.IGNORECASE):
+            return part.strip()
+    return None
+
+
+#: A field value that itself says there is none, or says it only in part ("not required",
+#: "n/a", "–", "£0.00", "Off, Did not fire", "waived", "lobby only", "TBC").
+_DENYING = re.compile(
+    r"\b(?:no|not|none|n/?a|nil|null|never|off|without|free|waived|unassigned|vacant|tb[ac]"
+    r"|solo|only|pending|n)\b|^[-—–\s]*$|^\W*[£$€]?\s*0+(?:[.,]0+)?\s*(?:[a-z]{3})?\W*$",
+    re.IGNORECASE,
+)
+#: What may follow the field's name in "no <name>" for the claim to deny the field itself:
+#: the end of a clause or a word that is no noun ("no observer.", "no observer was on
+#: site"), not another noun ("no rent arrears", "no driver complaints") nor a condition ("no
+#: late fee until the 5th").
+_NAME_ENDS = (
+    r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:was|were|is|are|present|on\s+(?:site|board|duty)|today"
+    r"|at\s+all|and|but|so|either)\b)"
+)
 
 
 _COLOURS = frozenset(

@@ -16,6 +16,9 @@ co-occur in one row; a value that only another row holds is not support.
   line, cut where the groups start, are written like a pipe table's rows (a note in
   brackets under them, ``(7 vehicles; …)``, ends the rows); other lines (a title, a note)
   are records of their own;
+* **plain-text tables aligned by spaces** — no rule, a header of three or more names two or
+  more spaces apart over rows with a word at each column's start (``NAME   ROLE  START``),
+  read as a ruled table's rows;
 * **numbered search results** — ``1. Title | Publisher`` with its address, date and
   snippet on indented lines: each result a record (numbered one-line paragraphs stay prose);
 * **``key: value`` blocks** — records separated by a blank line, or by the first key
@@ -56,7 +59,13 @@ from itertools import pairwise
 from typing import Any
 
 from pytest_provenai.attribution.protected import content_terms, has_negation
-from pytest_provenai.attribution.values import Value, ValueMatch, match_values, read_values
+from pytest_provenai.attribution.values import (
+    UNIT_SUFFIXES,
+    Value,
+    ValueMatch,
+    match_values,
+    read_values,
+)
 
 __all__ = [
     "RowCheck",
@@ -73,6 +82,7 @@ __all__ = [
     "name_terms",
     "numbered_records",
     "range_ends",
+    "rate_conflict",
     "records",
     "row_check",
     "said_fields",
@@ -184,6 +194,42 @@ def _ruled_records(lines: list[str]) -> list[str] | None:
     if at is None:
         return None
     starts = [m.start() for m in re.finditer(r"-{3,}", lines[at])]
+    return _column_records(lines, at - 1, starts, at + 1)
+
+
+#: A column's name in a header aligned by spaces: words one space apart ("NPLQ_EXPIRY",
+#: "Room type", "Price (GBP)").
+_COLUMN = re.compile(r"[A-Za-z(][\w/%#().-]*(?: [A-Za-z(][\w/%#().-]*)*")
+
+
+def _aligned_records(lines: list[str]) -> list[str] | None:
+    """A plain-text table with no rule, its columns aligned by spaces ("NAME   ROLE
+    NPLQ_EXPIRY  START" over "Priya Lambeth   LG   2034-02-19   1400"): a header of three or
+    more names two or more spaces apart, over two or more rows with a word starting at
+    each name's column after a space. Read as :func:`_ruled_records` reads its rows."""
+    for at, line in enumerate(lines[:-2]):
+        names = list(re.finditer(r"\S+(?: \S+)*", line))
+        if len(names) < 3 or not all(_COLUMN.fullmatch(m.group(0)) for m in names):
+            continue
+        starts = [m.start() for m in names]
+        under = lines[at + 1 : at + 3]
+        if all(_aligned(row, starts) for row in under):
+            return _column_records(lines, at, starts, at + 1)
+    return None
+
+
+def _aligned(row: str, starts: list[int]) -> bool:
+    """Whether a word of ``row`` starts at each of ``starts``, after a space."""
+    return len(row) > starts[-1] and all(
+        row[p] != " " and (p == 0 or row[p - 1] == " ") for p in starts
+    )
+
+
+def _column_records(lines: list[str], head: int, starts: list[int], first: int) -> list[str] | None:
+    """The records of a plain-text table whose header is line ``head``, its columns starting
+    at ``starts``, its rows from line ``first`` up to a blank line or a line of fewer than two
+    cells: each row a record of ``header: cell`` fields; every other line a record of its
+    own. None when fewer than two rows are read."""
 
     def cells(line: str) -> list[str]:
         cuts = [0]
@@ -203,12 +249,12 @@ def _ruled_records(lines: list[str]) -> list[str] | None:
         cuts.append(max(len(line), starts[-1]) + 1)
         return [line[a:b].strip() for a, b in pairwise(cuts)]
 
-    header = cells(lines[at - 1])
+    header = cells(lines[head])
     if not all(header):
         return None
-    out = [ln.strip() for ln in lines[: at - 1] if ln.strip()]
+    out = [ln.strip() for ln in lines[:head] if ln.strip()]
     rows = 0
-    end = at + 1
+    end = first
     while end < len(lines) and lines[end].strip():
         row = cells(lines[end])
         # a note in brackets under the rows ("(7 vehicles; plates issued by …)") is no row
@@ -320,7 +366,12 @@ def _records_and_heads(text: str) -> tuple[list[str] | None, set[int]]:
     if found is not None:
         return found[0], ({0} if found[1] else set())
     lines = text.split("\n")
-    table = _table_records(lines) or _csv_records(lines) or _ruled_records(lines)
+    table = (
+        _table_records(lines)
+        or _csv_records(lines)
+        or _ruled_records(lines)
+        or _aligned_records(lines)
+    )
     if table is not None:
         return table, set()
     headed = _headed_csv(lines)
@@ -972,7 +1023,8 @@ def said_fields(
     (:func:`field`) whose name the claim says: every content word of the name of at least
     ``shortest`` letters, by :func:`stem`; a word of three or four letters may be the
     abbreviation of a longer word of the claim (``cas_care_expiry`` of "casualty care
-    expiry"). ``empty``: fields with no value (``expiry:``) too, their value ``""``."""
+    expiry"); a unit ending the name (:data:`UNIT_SUFFIXES`) need not be said.
+    ``empty``: fields with no value (``expiry:``) too, their value ``""``."""
     words = content_terms(claim)
     said = {stem(t) for t in words}
 
@@ -993,6 +1045,11 @@ def said_fields(
             for t in name_terms(kv[0])
             if len(t) >= shortest and not any(ch.isdigit() for ch in t)  # "trips_24h"
         }
+        # a unit that ends the name need not be said ("True heading 214°" names
+        # ``true_heading_deg``), where other words name the field
+        last = re.findall(r"[a-z]+", kv[0].casefold())[-1:]
+        if last and last[0] in UNIT_SUFFIXES and terms - {last[0]}:
+            terms.discard(last[0])
         if terms and all(spoken(t) for t in terms):
             yield part.strip(), kv[1].casefold()
 
@@ -1009,8 +1066,21 @@ _FIELD_SPLIT = re.compile(r"[;\n]")
 
 def field_parts(unit: str) -> list[str]:
     """The parts of ``unit`` that may each be one ``key: value`` field (:func:`field`):
-    its lines, and the pieces of "k: v; k: v" (a JSON object as the chunker writes it)."""
-    return _FIELD_SPLIT.split(unit)
+    its lines, the pieces of "k: v; k: v" (a JSON object as the chunker writes it), and,
+    after a line that holds two or more ``key=value`` pairs (a log's "GAME END
+    result=ESCAPED time=54:11 hints=3"), each pair as ``key: value``."""
+    return [piece for part in _FIELD_SPLIT.split(unit) for piece in _with_pairs(part)]
+
+
+#: One ``key=value`` pair of a log line (``hints=3``, ``GM=Jonas K.`` reads ``GM: Jonas``).
+_PAIR = re.compile(r"(?<![\w=./:-])([A-Za-z][\w.-]{0,30})=(\S+)")
+
+
+def _with_pairs(part: str) -> list[str]:
+    pairs = _PAIR.findall(part)
+    if len(pairs) < 2:
+        return [part]
+    return [part, *(f"{key}: {value.strip(chr(34))}" for key, value in pairs)]
 
 
 _EMPTY_FIELD = re.compile(r"^\s*([^:\n|]{1,60}?)\s*:\s*$")
@@ -1039,6 +1109,14 @@ def _sorts(v: Value) -> frozenset[str]:
 _BOUNDED = re.compile(
     r"\b(?:between|before|after|by|until|till|from|since|around|about|approx\w*|circa"
     r"|roughly|nearly|almost|under|over|within|to|than|least|most)\s*$",
+    re.IGNORECASE,
+)
+#: Words that make a clause's amount one worked out from a field's by taking something off
+#: ("sixty after her deposit came off", "£50 less the deposit"), not the field's own. Not
+#: "net", "refund", "discount" or "after": those name fields ("Net pay was £2,200" against
+#: ``net: £1,800``; "the total after VAT").
+_WORKED = re.compile(
+    r"\b(?:less|minus|deducted|(?:came|come|comes|coming|taken|knocked|went)\s+off)\b",
     re.IGNORECASE,
 )
 #: Field-name words that say only what sort of value a field holds ("date", "time"): a
@@ -1152,6 +1230,8 @@ def field_conflict(content: str, values: Sequence[Value], unit: str) -> tuple[st
         if any(w is not v and start <= w.span[0] < end and _sorts(w) & sorts for w in values):
             continue
         clause = blank[start:end]
+        if _WORKED.search(clause) and any(s.startswith("amount") for s in sorts):
+            continue  # an amount worked out from the field's ("sixty after her deposit came off")
         named = [
             kv[1]
             for part, _ in said_fields(clause, unit, shortest=3)
@@ -1734,6 +1814,114 @@ def _read_lines(
 def _line_sorts(v: Value) -> frozenset[str]:
     """:func:`_sorts`, with a clock time said without am/pm ("quarter to four") a time."""
     return frozenset({"time"}) if v.kind == "time12" else _sorts(v)
+
+
+#: What a rate is per, and the words that say it ("an hour", "per half hour", "/hr", "a
+#: head", "nightly", "pp", "p.a.").
+_PERIODS = {
+    "half hour": "half hour",
+    "half-hour": "half hour",
+    "30 minutes": "half hour",
+    "30 mins": "half hour",
+    "30 min": "half hour",
+    "15 minutes": "quarter hour",
+    "15 mins": "quarter hour",
+    "15 min": "quarter hour",
+    "quarter hour": "quarter hour",
+    "quarter-hour": "quarter hour",
+    "half day": "half day",
+    "half-day": "half day",
+    "24 hours": "day",
+    "hour": "hour",
+    "hr": "hour",
+    "h": "hour",
+    "hourly": "hour",
+    "minute": "minute",
+    "min": "minute",
+    "day": "day",
+    "daily": "day",
+    "night": "night",
+    "nt": "night",
+    "nightly": "night",
+    "week": "week",
+    "wk": "week",
+    "pw": "week",
+    "weekly": "week",
+    "month": "month",
+    "calendar month": "month",
+    "pcm": "month",
+    "monthly": "month",
+    "year": "year",
+    "annum": "year",
+    "p.a.": "year",
+    "pa": "year",
+    "annually": "year",
+    "yearly": "year",
+    "person": "person",
+    "head": "person",
+    "pp": "person",
+    "participant": "person",
+    "guest": "person",
+    "adult": "person",
+}
+_PERIOD = "|".join(sorted((re.escape(p) for p in _PERIODS), key=len, reverse=True))
+#: One rate, as it follows an amount: "an hour", "per half hour", "/hr", "a head", or a word
+#: of its own ("nightly", "pcm", "p.a.").
+_ONE_RATE = (
+    rf"(?:(?:per|an?|each|every)\s+|/\s*)(?P<p>{_PERIOD})s?\b"
+    r"|(?P<w>hourly|daily|nightly|weekly|monthly|yearly|annually|pcm|pw|pp|p\.a\.)(?!\w)"
+)
+#: The rates right after an amount, one or a chain ("per person per night").
+_ANY_RATE = _ONE_RATE.replace("(?P<p>", "(?:").replace("(?P<w>", "(?:")
+_RATES_AFTER = re.compile(rf"\s*(?:{_ANY_RATE})(?:\s*,?\s*(?:{_ANY_RATE}))*", re.IGNORECASE)
+_RATE = re.compile(_ONE_RATE, re.IGNORECASE)
+#: A rate that heads the amount right after it, as a table's cell or a label does
+#: ("Storage, per day      1.50", "per night: £80"): nothing but spaces and punctuation
+#: between ("Weekly fees, payable monthly in advance: full livery £172" is no monthly £172).
+_RATE_BEFORE = re.compile(rf"(?:{_ANY_RATE})[\s:=()|-]*[£$€]?\s*$", re.IGNORECASE)
+
+
+def _periods(text: str) -> set[str]:
+    return {_PERIODS[(m.group("p") or m.group("w")).casefold()] for m in _RATE.finditer(text)}
+
+
+def _rate_of(text: str, span: tuple[int, int], inner: str) -> set[str]:
+    """The periods of the rate said of the amount at ``span`` of ``text`` (``inner``: the
+    amount as read, which may hold its rate: "£75 an hour"): the rates right after it, else
+    one heading it."""
+    own = _periods(inner)
+    if own:
+        return own
+    after = _RATES_AFTER.match(text, span[1])
+    if after is not None:
+        return _periods(after.group(0))
+    before = _RATE_BEFORE.search(text, 0, span[0])
+    return _periods(before.group(0)) if before is not None else set()
+
+
+def rate_conflict(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
+    """Claim amounts given as a rate that the evidence gives per something else: every
+    place the evidence states the amount, it says a rate of it, and none shares a period
+    with the claim's ("£75 an hour" against "Late exit is charged at £75 per half hour";
+    "1,50 EUR per hour" against "Storage after day 30, band C only, per day  1.50"). The
+    rate of an amount is the one right after it ("£80 per person per night": both), else the
+    one heading it in its line; a place that says no rate of the amount settles nothing."""
+    out: list[str] = []
+    lines = [ln for ln in source_text.splitlines() if re.search(r"\d", ln)]
+    for v in values:
+        if v.kind not in ("quantity", "number"):
+            continue
+        want = _rate_of(content, v.span, v.text)
+        if not want:
+            continue
+        said: list[set[str]] = []
+        for ln in lines:
+            for w in read_values(ln):
+                if match_values([v], w.text)[0].present:
+                    said.append(_rate_of(ln, w.span, w.text))
+        if said and all(periods and not periods & want for periods in said):
+            out.append(v.text)
+    return tuple(out)
 
 
 def line_other_value(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:

@@ -69,6 +69,7 @@ from pytest_provenai.attribution.rows import (
     name_field_conflict,
     prose_other_sentence,
     range_ends,
+    rate_conflict,
     records,
     row_check,
     superlative_conflict,
@@ -283,6 +284,15 @@ def support_signals(
             values,
             missing=tuple(v for v in values.missing if v in row.missing),
             conflicting=tuple(v for v in values.conflicting if v in row.missing),
+        )
+    rated = rate_conflict(content, [v for v in read if v.text not in borne], source_text)
+    if rated:
+        # a rate the evidence gives per something else ("£75 an hour" against "£75 per half
+        # hour") is a changed unit: missing, and of a kind the evidence states otherwise
+        values = replace(
+            values,
+            missing=tuple(dict.fromkeys((*values.missing, *rated))),
+            conflicting=tuple(dict.fromkeys((*values.conflicting, *rated))),
         )
     unit = row.row if row.structured else best_chunk
     pol = polarity(content, unit, fields=not counts_rows(content, read))

@@ -36,6 +36,7 @@ from typing import Any
 
 __all__ = [
     "NUMBER_WORDS",
+    "UNIT_SUFFIXES",
     "VERSION_WORD",
     "Value",
     "ValueMatch",
@@ -1734,6 +1735,12 @@ _HEADER_UNITS = {
     "eur": "EUR",
     "usd": "USD",
 }
+#: The last words of a field's name that say the unit its value is written in, not what the
+#: value is ("true_heading_deg", "occupancy_pct"): a claim need not say them to name the
+#: field. Not a time zone ("received_utc"): "13:02 BST" may be that field's 12:02.
+UNIT_SUFFIXES = frozenset(_HEADER_UNITS) | frozenset(
+    "deg degs degrees pct percent sec secs".split()
+)
 #: Units a field or column is named by for :func:`_in_unit_field`: the header units but no
 #: bare "min" (a statistics column: minimum, not minutes).
 _FIELD_UNITS = {**_HEADER_UNITS, "min": ""}
