@@ -410,7 +410,7 @@ def _denied_field(claim: str, unit: str) -> str | None:
     for part, value in said_fields(claim, unit, shortest=3):
         kv = field(part)
         held = value.strip()
-        if kv is None or held in _YES_NO or _NONE.match(held) or _DENYING.search(held):
+        if kv is None or held in _YES_NO or _DENYING.search(held):
             continue
         words = [w for w in re.findall(r"[a-z]+", kv[0].casefold()) if w not in UNIT_SUFFIXES]
         if not words or len(words) > 3:

@@ -1907,18 +1907,23 @@ def rate_conflict(content: str, values: Sequence[Value], source_text: str) -> tu
     rate of an amount is the one right after it ("£80 per person per night": both), else the
     one heading it in its line; a place that says no rate of the amount settles nothing."""
     out: list[str] = []
-    lines = [ln for ln in source_text.splitlines() if re.search(r"\d", ln)]
+    read: list[tuple[str, list[Value]]] | None = None  # the evidence's values, read once
     for v in values:
         if v.kind not in ("quantity", "number"):
             continue
         want = _rate_of(content, v.span, v.text)
         if not want:
             continue
-        said: list[set[str]] = []
-        for ln in lines:
-            for w in read_values(ln):
-                if match_values([v], w.text)[0].present:
-                    said.append(_rate_of(ln, w.span, w.text))
+        if read is None:
+            read = [
+                (ln, read_values(ln)) for ln in source_text.splitlines() if re.search(r"\d", ln)
+            ]
+        said = [
+            _rate_of(ln, w.span, w.text)
+            for ln, held in read
+            for w in held
+            if match_values([v], w.text)[0].present
+        ]
         if said and all(periods and not periods & want for periods in said):
             out.append(v.text)
     return tuple(out)
