@@ -94,12 +94,14 @@ browser:
 
 # Two xdist workers, a test file per worker at a time (module fixtures such as the real-model
 # ablation runs are built once); torch then takes one thread per worker (cores // workers).
+# Files go out in collection order, which tests/conftest.py starts with the slow files.
 # Bytecode is written even where the shell sets PYTHONDONTWRITEBYTECODE: the tests start
 # hundreds of inner pytest runs, and without a cache each one compiles and assertion-rewrites
 # every plugin module again (pytest-provenai, syrupy, xdist, hypothesis: ~2 s a run;
 # tests/test_golden.py took 241 s with the variable set and 120 s without it).
 test: lint browser $(SERVE_STAMP)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest tests -q -n 2 --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest tests -q -n 2 --dist loadfile \
+	  --no-loadscope-reorder
 
 clean:
 	rm -rf $(VENV) .provenai-cache results.json report.html

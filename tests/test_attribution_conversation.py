@@ -136,6 +136,7 @@ def test_fitting_on_a_test_split_is_refused(capsys: pytest.CaptureFixture[str]) 
     assert "handwritten-claims-test: only sets named *-train or *-validation" in err[0]
 
 
+@pytest.mark.slow  # MiniLM encodes 4,154 sentences, one at a time
 def test_the_shipped_model_is_what_the_train_and_validation_sets_fit() -> None:
     """Fitting again on the shipped hand-written train/validation sets gives the shipped
     file (the same sets' digests, the same threshold, weights within float noise): the

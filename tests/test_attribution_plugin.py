@@ -41,6 +41,7 @@ def trace_project(pytester: pytest.Pytester, gates: str, *sets: str) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_frozen_traces_and_probes_are_verified_gated_and_snapshotted(
     pytester: pytest.Pytester,
 ) -> None:
@@ -104,6 +105,7 @@ def test_frozen_traces_and_probes_are_verified_gated_and_snapshotted(
     assert not any(c["record_cached"] for c in results(root)["attribution_costs"].values())
 
 
+@pytest.mark.slow
 def test_mcp_sessions_through_the_plugin_match_across_xdist(pytester: pytest.Pytester) -> None:
     root = make_project(pytester)
     pytester.makepyfile(

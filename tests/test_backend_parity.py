@@ -35,7 +35,8 @@ def _mlx_unavailable() -> str | None:
 
 
 _SKIP = _mlx_unavailable()
-pytestmark = pytest.mark.skipif(_SKIP is not None, reason=_SKIP or "")
+# both backends load the real model; mlx[cpu] on Linux is slow
+pytestmark = [pytest.mark.skipif(_SKIP is not None, reason=_SKIP or ""), pytest.mark.slow]
 
 PROMPTS = [
     "What is the capital of France?",

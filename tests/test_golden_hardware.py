@@ -39,6 +39,7 @@ def _run(tmp_path: Path, *args: str, threads: str = "2") -> subprocess.Completed
     return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
 
 
+@pytest.mark.slow
 def test_one_thread_matches_the_two_thread_golden_and_a_shorter_budget_fails(
     tmp_path: Path,
 ) -> None:

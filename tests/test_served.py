@@ -34,6 +34,9 @@ from pytest_provenai.subject.backends.served import (
 )
 from pytest_provenai.subject.backends.served.probe import PROBE_TOLERANCE
 
+# every test talks to the real server: a few to tens of seconds each, minutes for the file
+pytestmark = pytest.mark.slow
+
 MESSAGES = [
     {"role": "system", "content": "Answer in one short line."},
     {"role": "user", "content": "Which river flows through Paris? Answer: "},
