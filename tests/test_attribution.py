@@ -34,6 +34,7 @@ from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine,
 from pytest_provenai.attribution.verdict import (
     CONFLATION_MARGIN,
     RESCUE_MARGIN,
+    VALUES_MARGIN,
     Judgement,
     answer_verdict,
     decide,
@@ -438,8 +439,21 @@ def test_decide_precedence() -> None:
     assert _decide(judgement=Judgement(0.3, {}), rescue_ok=False, summed=True).verdict != (
         "supported"
     )
+    # two values or more all present: supported a wider margin under the threshold
+    assert VALUES_MARGIN == 0.15
+    valued = _decide(judgement=Judgement(0.36, {"contradicted": 1.0}), valued=True)
+    assert (valued.verdict, valued.reasons) == ("supported", ("values_borne",))
+    assert not valued.rescued
+    under = _decide(judgement=Judgement(0.34, {"contradicted": 1.0}), valued=True)
+    assert (under.verdict, under.reasons) == ("contradicted", ("insufficient_support",))
+    # ... never with a value missing
+    gone = _decide(judgement=Judgement(0.4, {"contradicted": 1.0}), valued=True, missing=("7",))
+    assert gone.verdict == "contradicted"
     wrong = find_attribution("According to the search results, t", TOOLS)
     assert _decide(attribution=wrong).verdict == "conflated"
+    assert _decide(attribution=wrong, judgement=Judgement(0.4, {}), valued=True).verdict == (
+        "conflated"
+    )
     nli = Judgement(0.99, {}, {"contradiction": 0.95, "entailment": 0.05, "neutral": 0.0})
     assert _decide(judgement=nli).reasons == ("high_confidence_contradiction",)
 

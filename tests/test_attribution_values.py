@@ -2614,3 +2614,210 @@ def test_thirty_eighth_round_a_rate_is_the_one_said_of_the_amount(
 ) -> None:
     """Another rate in the same line is not the amount's."""
     assert rate_conflict(claim, read_values(claim), evidence) == ()
+
+
+GAUGE = (
+    "reading_at,gauge,station,level_m\n"
+    "2034-02-03T06:00:00,RG-4,Millbrook weir,1.42\n"
+    "2034-02-03T06:00:00,RG-7,Cold Harbour,0.88\n"
+    "2034-02-03T07:00:00,RG-4,Millbrook weir,1.57\n"
+    "2034-02-03T07:00:00,RG-7,Cold Harbour,0.91\n"
+    "2034-02-03T08:00:00,RG-4,Millbrook weir,1.71\n"
+    "2034-02-03T08:00:00,RG-7,Cold Harbour,0.97\n"
+)
+
+
+def test_forty_sixth_round_a_clause_named_by_its_values_is_the_same_entity_s_row() -> None:
+    """ "then 1.57 m by 07:00": the clause names no row by words, its time names the
+    07:00 reading of the same gauge, which holds its level too."""
+    right = (
+        "The Millbrook weir gauge read 1.42 m at 06:00, rising to 1.57 m by 07:00 and 1.71 m"
+        " at 08:00."
+    )
+    assert not row_check(right, read_values(right), GAUGE).conflict
+    # a level with another reading's time is still another row's value
+    swapped = "The Millbrook weir gauge read 1.42 m at 06:00, rising to 1.71 m by 07:00."
+    assert row_check(swapped, read_values(swapped), GAUGE).conflict
+    # a clause whose values are the other gauge's, said of Millbrook weir
+    other = "The Millbrook weir gauge read 1.42 m at 06:00, then 0.91 m at 07:00."
+    assert row_check(other, read_values(other), GAUGE).conflict
+
+
+def test_forty_sixth_round_a_note_s_words_are_no_state_the_listed_rows_share() -> None:
+    """ "Open: B1, B2, B3" lists three rows, though B2's note says "open" by chance."""
+    berths = (
+        "berth | status | notes\n"
+        "B1 | available | -\n"
+        "B2 | available | keep the gate open at night for the night watch crew\n"
+        "B3 | available | -\n"
+        "B4 | closed | dredging\n"
+    )
+    right = "Open: B1, B2, B3 (3)"
+    assert not row_check(right, read_values(right), berths).conflict
+    # a state a short cell holds still must be every listed row's
+    wrong = "Closed: B3, B4"
+    assert row_check(wrong, read_values(wrong), berths).conflict
+
+
+def test_forty_sixth_round_counts_of_a_log_s_lines_and_counts_after_a_heading() -> None:
+    """A log's timestamped lines are what a claim counts ("two delivered and one bounced"),
+    a word matched by its stem ("requests" counts the ``REQUESTED`` lines); a count after a
+    heading's colon ("Bounced: 1") counts the lines the heading names."""
+    log = (
+        "2034-05-02 09:01:12 REQUESTED batch=A-11 by=ops\n"
+        "2034-05-02 09:03:40 DELIVERED batch=A-11 to=north-depot\n"
+        "2034-05-02 09:15:05 REQUESTED batch=A-12 by=ops\n"
+        "2034-05-02 09:44:19 BOUNCED batch=A-12 reason=address\n"
+        "2034-05-02 10:02:51 REQUESTED batch=A-13 by=ops\n"
+        "2034-05-02 10:30:00 DELIVERED batch=A-13 to=south-depot\n"
+    )
+    right = "The dispatch log has three requests placed, two delivered and one bounced."
+    assert counted(right, read_values(right), log) == ("three", "two", "one")
+    wrong = "The dispatch log has four requests placed."
+    assert counted(wrong, read_values(wrong), log) == ()
+    assert counted("Bounced: 1", read_values("Bounced: 1"), log) == ("1",)
+    assert counted("Bounced: 2", read_values("Bounced: 2"), log) == ()
+    # a log the table reader takes for a headed table still counts its lines
+    piped = (
+        "2034-05-02 09:01 | A-11 | REQUESTED | ops\n"
+        "2034-05-02 09:03 | A-11 | DELIVERED | north\n"
+        "2034-05-02 09:15 | A-12 | REQUESTED | ops\n"
+        "2034-05-02 09:44 | A-12 | BOUNCED | address\n"
+    )
+    four = "The dispatch log shows four entries."
+    assert counted(four, read_values(four), piped) == ("four",)
+
+
+def test_forty_sixth_round_a_count_that_heads_a_list_or_names_a_category() -> None:
+    """ "2 done: …" counts the rows its heading word names; "6 ground n 2 air" counts the
+    rows whose cell is that word; a number over twelve counts the whole table only."""
+    jobs = (
+        "job | crew | kind | status\n"
+        "J-1 | Ames | ground | completed\n"
+        "J-2 | Ames | ground | completed\n"
+        "J-3 | Brook | air | booked\n"
+        "J-4 | Brook | ground | booked\n"
+        "J-5 | Cole | air | cancelled\n"
+    )
+    done = "2 done: J-1 and J-2"
+    assert counted(done, read_values(done), jobs) == ("2",)
+    three = "3 done: J-1, J-2 and J-3"
+    assert counted(three, read_values(three), jobs) == ()
+    kinds = "5 jobs, 3 ground n 2 air"
+    assert counted(kinds, read_values(kinds), jobs) == ("5", "3", "2")
+    wrong = "5 jobs, 4 ground n 1 air"
+    assert counted(wrong, read_values(wrong), jobs) == ("5",)
+    rows = "".join(f"S-{i} | pool | booked\n" for i in range(13))
+    table = "session | area | status\n" + rows
+    thirteen = "13 sessions on the sheet"
+    assert counted(thirteen, read_values(thirteen), table) == ("13",)
+    fourteen = "14 sessions on the sheet"
+    assert counted(fourteen, read_values(fourteen), table) == ()
+
+
+def test_forty_sixth_round_two_values_present_in_the_claim_s_row_are_valued() -> None:
+    """Two values or more, all in the claim's row, no name the source lacks, nothing in
+    conflict: :attr:`SupportSignals.valued` (the verdict's ``values_borne``)."""
+
+    def valued(claim: str) -> bool:
+        rows = records(GAUGE) or []
+        return support_signals(claim, rows[:1], GAUGE, rows[0], [GAUGE], structured=True).valued
+
+    assert valued("Millbrook weir was up to 1.57 m by 07:00.")
+    assert not valued("Millbrook weir was up to 1.57 m.")  # one value only
+    assert not valued("Millbrook weir was up to 1.66 m by 07:00.")  # a value missing
+    assert not valued("Millbrook weir was up to 1.71 m by 07:00.")  # another row's value
+    assert not valued("The Ashby weir was up to 1.57 m by 07:00.")  # a name the source lacks
+    # prose binds no value to another: both present is no evidence they belong together
+    prose = "Route 157A was assigned in 1939. It runs through Albany County."
+    swapped = "Albany County 157A was assigned in 1939."
+    assert not support_signals(swapped, [prose], prose, prose, [prose], structured=False).valued
+
+
+def test_forty_sixth_round_the_part_of_the_day_after_a_weekday() -> None:
+    """ "6:24 on tuesday evening" is 18:24, not the 06:24 of the evidence."""
+    evening = "it only reached top temperature at 6:24 on tuesday evening"
+    assert match_values(read_values(evening), "06:24 TOP TEMP")[0].present is False
+    assert match_values(read_values(evening), "18:24 TOP TEMP")[0].present is True
+    morning = "it went in at 9:04 tuesday morning"
+    assert match_values(read_values(morning), "09:04 LOADED")[0].present is True
+    assert match_values(read_values(morning), "21:04 LOADED")[0].present is False
+    # with no part of the day said, either half still matches
+    bare = "it went in at 9:04 on tuesday"
+    assert match_values(read_values(bare), "21:04 LOADED")[0].present is True
+
+
+def test_forty_sixth_round_what_the_review_found() -> None:
+    """Contradictions the first form of this round's rules let through (a helper's review)."""
+    vitals = (
+        "time,bed,patient,temp_c\n"
+        "08:00,Bed 4,Ana Ruiz,38.2\n08:00,Bed 7,Tom Hale,37.0\n"
+        "12:00,Bed 4,Ana Ruiz,37.8\n12:00,Bed 7,Tom Hale,36.6\n"
+    )
+    # a clause named by its values only: never where the claim names no entity ...
+    nobody = "Her temperature was 38.2 at 08:00, easing to 36.6 by 12:00."
+    assert row_check(nobody, read_values(nobody), vitals).conflict
+    ships = (
+        "date,vessel,teu\n2034-03-06,Aurora,120\n2034-03-06,Aurora Star,60\n"
+        "2034-03-06,Baltic Wind,44\n2034-03-07,Aurora,80\n2034-03-07,Aurora Star,95\n"
+        "2034-03-07,Baltic Wind,50\n"
+    )
+    # ... nor in a row with a word the claim's row lacks ("Aurora Star" is not "Aurora")
+    star = "Aurora unloaded 120 TEU on 6 March, then 95 TEU on 7 March."
+    assert row_check(star, read_values(star), ships).conflict
+    right = "Aurora unloaded 120 TEU on 6 March, then 80 TEU on 7 March."
+    assert not row_check(right, read_values(right), ships).conflict
+    # a note's word is a state the other listed rows must hold unless they share a status
+    flights = (
+        "flight | gate | remarks\n"
+        "BA-101 | 4 | cancelled due to fog at the destination airport\n"
+        "BA-205 | 6 | boarding on schedule from gate six\n"
+        "BA-310 | 2 | -\n"
+    )
+    cancelled = "Cancelled: BA-101, BA-205"
+    assert row_check(cancelled, read_values(cancelled), flights).conflict
+    clinic = (
+        "patient | clinic | notes\n"
+        "P-11 | cardio | discharged home on Tuesday with a follow-up booked\n"
+        "P-12 | cardio | still on the ward awaiting echo results\n"
+        "P-13 | renal | -\n"
+    )
+    discharged = "Discharged: P-11, P-12"  # a shared clinic is a category, no state
+    assert row_check(discharged, read_values(discharged), clinic).conflict
+    # counts: every word that picks lines out, not one of them; no qualifier no line holds
+    log = (
+        "2034-05-02 09:01 DELIVERED parcel=P-11 late\n"
+        "2034-05-02 09:20 DELIVERED parcel=P-12\n"
+        "2034-05-02 09:41 DELIVERED parcel=P-13\n"
+        "2034-05-02 10:05 RETURNED parcel=P-14\n"
+    )
+    for wrong in ("3 late deliveries.", "The log has 4 failed entries.", "Parcels returned: 4"):
+        assert counted(wrong, read_values(wrong), log) == (), wrong
+    assert counted("Late deliveries: 1", read_values("Late deliveries: 1"), log) == ("1",)
+    # a word every row holds bears out a count of all rows only as a total ("of the 14")
+    club = "pupil | club\n" + "".join(
+        f"P-{i} | {'drama' if i == 0 else 'chess'}\n" for i in range(14)
+    )
+    assert counted("14 pupils in drama club", read_values("14 pupils in drama club"), club) == ()
+    part = "1 of the 14 pupils is in drama club"
+    assert counted(part, read_values(part), club) == ("1", "14")
+    # a label's number is no count: "Bed: 2" of a bed column, "berth 2 north"
+    ward = "patient | bed | status\nAna Ruiz | 4 | stable\nTom Hale | 2 | stable\n"
+    bed = "Ana Ruiz. Bed: 2"
+    assert counted(bed, read_values(bed), ward) == ()
+    berths = (
+        "ship | berth | side\nAurora | 5 | north\nBaltic Wind | 7 | north\nCape Rose | 2 | south\n"
+    )
+    north = "Aurora is moored at berth 2 north."
+    assert counted(north, read_values(north), berths) == ()
+    # the part of the day settles a time read beside a 24-hour one
+    pump = "The pump tripped at 13:10 and came back on at 6:05 that evening."
+    assert [m.present for m in match_values(read_values(pump), "13:10 TRIP\n06:05 RESTART")] == [
+        True,
+        False,
+    ]
+    # two values present, each under another field than the one the claim names: not valued
+    port = "vessel | arrived | departed\nAurora | 09:00 | 10:30\nCape Rose | 11:15 | 13:40\n"
+    rows = records(port) or []
+    swapped = "Aurora arrived at 10:30 and departed at 09:00."
+    assert not support_signals(swapped, rows[:1], port, rows[0], [port], structured=True).valued

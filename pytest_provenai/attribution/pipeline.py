@@ -219,6 +219,7 @@ class PreparedClaim:
     unparsed: tuple[str, ...] = ()
     quoted: bool = False
     summed: bool = False
+    valued: bool = False
     # the claim routed to the source it names, when the content route went elsewhere
     # ("the player record says he is suspended" routed by its words to the rulebook)
     stated: PreparedClaim | None = None
@@ -405,6 +406,7 @@ class Verifier:
                 rescue_ok=p.rescue_ok and self.judge is None,
                 quoted=p.quoted,
                 summed=p.summed,
+                valued=p.valued and self.judge is None,
                 best_chunk=p.best_chunk,
                 conflict=p.conflict,
                 unparsed=p.unparsed,
@@ -541,6 +543,7 @@ def prepare_claims(
             signals.values.unparsed,
             quoted=signals.quoted,
             summed=signals.summed,
+            valued=signals.valued,
         )
 
     tool_of = {e.source: e.tool for e in evidence.items}

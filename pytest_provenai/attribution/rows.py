@@ -619,7 +619,7 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     absent = [k for k, m in enumerate(matches[best]) if not m.present]
     blank = cut_values(content, values, keep_offsets=True)  # clause offsets still hold
     named_too = _clause_rows(blank, values, absent, distinctive, row_terms, matches, best, pairs)
-    listed = set(_listed_rows(content, values, row_terms, matches, best))
+    listed = set(_listed_rows(content, values, rows, row_terms, matches, best))
     # a value whose clause names no row ("Inspections falling due in 2034: …") is said of
     # the rows the other clauses name
     unnamed = {k for k in absent if not _names_any(blank, values, k, distinctive, pairs)}
@@ -703,15 +703,23 @@ def _short_cells_name(terms: set[str], row: str) -> bool:
     notes, comments, remarks — whose value has more than four words): a note's words ("post
     faecal release 1618 (formed). FC >= 2.0 …") name no row; a long name ("Old Mill loop via
     Hartley Woods and the weir") and a line that is no field (a search result's title) do."""
+    return bool(terms & _cell_terms(row))
+
+
+def _cell_terms(row: str) -> set[str]:
+    """The terms of ``row`` outside its notes (a field named for a note whose value has more
+    than four words: :func:`_short_cells_name`); a note field's name is kept."""
     kept = []
     for line in row.split("\n"):
         kv = field(line)
         note = kv is not None and _NOTE_KEY.search(kv[0]) and len(kv[1].split()) > 4
         kept.append(kv[0].replace("_", " ") if kv and note else line)
-    return bool(terms & content_terms("\n".join(kept)))
+    return set(content_terms("\n".join(kept)))
 
 
 _NOTE_KEY = re.compile(r"note|comment|remark|memo", re.IGNORECASE)
+#: The name of a field that holds a row's state.
+_STATE_KEY = re.compile(r"status|state|condition|outcome|result", re.IGNORECASE)
 
 
 def _in_field_name(v: Value, keys: str) -> bool:
@@ -788,7 +796,9 @@ def _clause_rows(
     identifiers that row has and the claim's row lacks ("… and Delphine Marchbank at 10:30",
     "1 on EHU-C5") — and nothing that only the claim's row has, speaks of that row; a clause
     that also names the claim's row ("Tomasz paid £24.50 through ParentPay") does not. Words
-    both rows have (the clinician of two appointments) name neither. The row holds that
+    both rows have (the clinician of two appointments) name neither. A clause with no such
+    words names the row of the same entity that holds all its other values ("then -2.8°C
+    by 15:45": the 15:45 reading). The row holds that
     clause's value only, not the other values the claim's row lacks (``blank``: the claim
     with its values blanked, offsets kept)."""
     out: dict[int, set[int]] = {}
@@ -804,11 +814,13 @@ class _Clause:
     """What the clause of one of a claim's values (between commas and semicolons, dashes,
     "and", "but", "while") names rows by: ``words``, its words that only some rows have;
     ``pairs``, its names with a number (:func:`_numbered_names`); ``ids``, the positions of
-    the claim's other values in it that are identifiers."""
+    the claim's other values in it that are identifiers; ``others``, those of all its other
+    values."""
 
     words: frozenset[str]
     pairs: frozenset[str]
     ids: tuple[int, ...]
+    others: tuple[int, ...] = ()
 
 
 def _clause_of(
@@ -820,6 +832,10 @@ def _clause_of(
 ) -> _Clause:
     """The clause of value ``k`` (``blank``: the claim with its values blanked, offsets
     kept)."""
+    # a sign before a blanked value is the value's, no dash between clauses ("to -2.8°C")
+    for v in values:
+        if v.span[0] > 0 and blank[v.span[0] - 1] in "-−":
+            blank = blank[: v.span[0] - 1] + " " + blank[v.span[0] :]
     start, end = _clause_bounds(blank, values[k].span, _ITEM_SPLIT)
     return _Clause(
         frozenset(content_terms(blank[start:end]) & distinctive),
@@ -828,6 +844,9 @@ def _clause_of(
             j
             for j, v in enumerate(values)
             if j != k and v.kind == "identifier" and start <= v.span[0] and v.span[1] <= end
+        ),
+        tuple(
+            j for j, v in enumerate(values) if j != k and start <= v.span[0] and v.span[1] <= end
         ),
     )
 
@@ -859,12 +878,31 @@ def _clause_names(
     not (see :func:`_clause_rows`; ``blank``: the claim with its values blanked)."""
     clause = _clause_of(blank, values, k, distinctive, pairs)
     own = clause.words | (clause.pairs & distinctive)
+    if own or clause.ids:
+        return [
+            i
+            for i in range(len(row_terms))
+            if i != best
+            and _names_over(own, clause.ids, row_terms, matches, i, best)
+            and not _names_over(own, clause.ids, row_terms, matches, best, i)
+        ]
+    # a clause that names no row by words names the row holding every other value it says
+    # where the claim's row lacks one ("IS-02 at -3.4°C at 15:30, then -2.8°C by 15:45": the
+    # 15:45 row), when that row is the same entity's — it holds every word that names the
+    # claim's row ("Jonas went 6:21.2, 1:52.9 at 32" with Hattie's split and rate is Jonas's
+    # claim, the split another row's value)
+    entity = distinctive & row_terms[best]
     return [
         i
         for i in range(len(row_terms))
         if i != best
-        and _names_over(own, clause.ids, row_terms, matches, i, best)
-        and not _names_over(own, clause.ids, row_terms, matches, best, i)
+        and clause.others
+        and all(matches[i][x].present for x in clause.others)
+        and not all(matches[best][x].present for x in clause.others)
+        and entity
+        and entity <= row_terms[i]
+        # ... and no word the claim's row lacks ("Aurora Star" is not "Aurora")
+        and not any(t.isalpha() for t in row_terms[i] - row_terms[best])
     ]
 
 
@@ -951,6 +989,7 @@ def _lists(content: str, values: Sequence[Value]) -> list[list[int]]:
 def _listed_rows(
     content: str,
     values: Sequence[Value],
+    rows: Sequence[str],
     row_terms: Sequence[set[str]],
     matches: Sequence[Sequence[ValueMatch]],
     best: int,
@@ -962,10 +1001,15 @@ def _listed_rows(
     from another row: "LR-771 and LR-779 were approved" where only LR-771's row says
     approved)."""
     out: list[int] = []
+    note_free = _cell_terms(rows[best])
     for group in _lists(content, values):
         if not any(matches[best][k].present for k in group):
             continue
-        said = content_terms(cut_values(content, [values[k] for k in group])) & row_terms[best]
+        said_all = content_terms(cut_values(content, [values[k] for k in group])) & row_terms[best]
+        # a word of the row's notes says nothing of a row that shares the row's state ("running"
+        # of "pound above running low" is no status the other open locks must share); a
+        # row with no such state must hold it ("Cancelled: BA-101, BA-205" where only
+        # BA-101's remarks say cancelled)
         others = [k for k in range(len(values)) if k not in group and matches[best][k].present]
         for k in group:
             if matches[best][k].present:
@@ -976,11 +1020,30 @@ def _listed_rows(
                     and i not in out
                     and row_matches[k].present
                     and all(row_matches[j].present for j in others)
-                    and said <= row_terms[i]
+                    and said_all & (note_free if _shared_state(rows, best, i) else said_all)
+                    <= row_terms[i]
                 ):
                     out.append(i)
                     break
     return out
+
+
+def _shared_state(rows: Sequence[str], best: int, i: int) -> bool:
+    """Whether rows ``best`` and ``i`` hold the same word or words (no digit) in a status
+    field (:data:`_STATE_KEY`), where some other row holds something else there: a state the
+    two share (``status: open`` of two locks where a third is ``closed``; not ``clinic:
+    cardio``, a category)."""
+    a, b = _fields(rows[best]), _fields(rows[i])
+    every = [_fields(r) for r in rows]
+    for key, cell in a.items():
+        said = cell.strip().casefold()
+        if not _STATE_KEY.search(key) or not re.fullmatch(r"[^\W\d_]+(?:[ _-][^\W\d_]+)*", said):
+            continue
+        if b.get(key, "").strip().casefold() == said and any(
+            f.get(key, "").strip().casefold() != said for f in every
+        ):
+            return True
+    return False
 
 
 _COUNT_OF = re.compile(
@@ -1345,6 +1408,25 @@ _STATUS_GROUPS = (
 _STATUS_ALIKE: dict[str, frozenset[str]] = {w: g for g in _STATUS_GROUPS for w in g}
 
 
+def _rows_with(term: str, row_terms: Sequence[set[str]]) -> set[int]:
+    """The rows holding ``term`` or a word of its status group (:data:`_STATUS_GROUPS`)."""
+    words = _STATUS_ALIKE.get(term, frozenset((term,)))
+    return {i for i, rt in enumerate(row_terms) if words & rt}
+
+
+def _rows_with_forms(term: str, row_terms: Sequence[set[str]]) -> set[int]:
+    """The rows holding ``term``'s singular or plural (:func:`_number_forms`)."""
+    forms = _number_forms(term)
+    return {i for i, rt in enumerate(row_terms) if forms & rt}
+
+
+def _rows_with_stem(term: str, row_terms: Sequence[set[str]]) -> set[int]:
+    """The rows holding a word of ``term``'s stem (:func:`stem`: "requests" of a log's
+    ``REQUESTED`` lines)."""
+    root = stem(term)
+    return {i for i, rt in enumerate(row_terms) if any(stem(w) == root for w in rt)}
+
+
 def _rows_holding(term: str, row_terms: Sequence[set[str]]) -> int:
     """How many rows hold ``term`` or a word of its status group (:data:`_STATUS_GROUPS`)."""
     words = _STATUS_ALIKE.get(term, frozenset((term,)))
@@ -1361,7 +1443,7 @@ def _rows_holding_inflected(term: str, row_terms: Sequence[set[str]]) -> int:
 
 def _rows_holding_forms(term: str, row_terms: Sequence[set[str]]) -> int:
     """How many rows hold ``term``'s singular or plural (:func:`_number_forms`)."""
-    return sum(bool(_number_forms(term) & rt) for rt in row_terms)
+    return len(_rows_with_forms(term, row_terms))
 
 
 def _number_forms(term: str) -> frozenset[str]:
@@ -1399,27 +1481,41 @@ def counts_rows(content: str, values: Sequence[Value]) -> bool:
 
 
 def counted(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
-    """The claim's counts that the rows of ``source_text`` bear out: a small whole number
+    """The claim's counts that the rows of ``source_text`` (a table's, or a log's timestamped
+    lines: :func:`log_lines`) bear out: a small whole number
     opening "N of the …" ("two of the four departures run daily", "three of its hives")
     equals the number of records that hold a word of the claim said after it which some
     records hold and others do not ("daily" in two of the four rows); the total said right
     after "of the" ("four") is borne out when it is the number of records."""
     data = _data_rows(source_text)
+    events = log_lines(source_text)
+    in_log = bool(events) and len(events) != len(data)
+    if in_log:
+        # a log the table reader does not read one row a line (no header: its first line
+        # taken for one) counts its lines
+        data = events
     if not data:
         return ()
     row_terms = [content_terms(r) for r in data]
     out: list[str] = []
     for v in values:
-        if v.kind != "number" or not float(v.key).is_integer() or not 0 <= v.key <= 12:
+        if v.kind != "number" or not float(v.key).is_integer():
             continue
+        if not 0 <= v.key <= 12 and v.key != len(data):
+            continue  # a larger number counts the whole table only ("13 sessions on Mon")
         of = _COUNT_OF.match(content, v.span[1])
         if of is None:
             noun = (
                 _COUNTED_NOUN.match(content, v.span[1])
                 or (_HAS.search(content, 0, v.span[0]) and _CLAUSE_END.match(content, v.span[1]))
+                or _heading_count(content, v, data)
+                or (_OPENS.search(content, 0, v.span[0]) and _LIST_HEAD.match(content, v.span[1]))
+                or (
+                    _LIST_START.search(content, 0, v.span[0]) and _cell_word_after(content, v, data)
+                )
                 or _count_word(v)
             )
-            if noun and _count_borne(content, v, values, data):
+            if noun and _count_borne(content, v, values, data, whole=not in_log):
                 # "2 vehicles kept by Ines Vardakis", "has three of them", "two were DNA":
                 # a count in words counts rows whatever follows it (a label's number is
                 # written in digits: "chair 2")
@@ -1589,6 +1685,17 @@ def _category_groups(fields: Sequence[dict[str, str]], keys: set[str]) -> list[l
 #: A count said bare after a verb of having, at the end of its clause ("… and Dafne
 #: Quarrie has two."): what it counts is the sentence's noun.
 _HAS = re.compile(r"\b(?:has|have|had|holds?|got|gets|handles?|handled)\s+(?:just\s+|only\s+)?$")
+#: A heading that opens the claim or a sentence of it, a count after its colon ("Issued: 3",
+#: "Refused: 2 (DRO/PAR/14/3 at 09:12, …)").
+_HEADING = re.compile(r"(?:^|[.;!?]\s+)(?P<head>[^\W\d_][\w '’-]{0,40}):\s*$")
+#: Where a count opens the claim, a clause or the next item of a list ("…, 8 control n 2
+#: check"), not a label's number ("berth 2 north").
+_LIST_START = re.compile(r"(?:^|[,;:(]|\b(?:and|n|&|plus|with))\s*$", re.IGNORECASE)
+#: Where a count opens the claim or a sentence of it; and the words and colon after a count
+#: that heads the list of what it counts ("2 done: Rendle's mackerel trip and Hannaford's
+#: full day").
+_OPENS = re.compile(r"(?:^|[.;!?]\s+)\s*$")
+_LIST_HEAD = re.compile(r"(?:\s+[^\W\d][\w'’-]*){1,3}\s*:")
 _CLAUSE_END = re.compile(r"\s*(?:[.;,!?]|$|\s+(?:and|but|while)\b)")
 #: A plural noun or "of them" after a count ("2 vehicles", "3 open studio sessions", "three
 #: of them").
@@ -1611,13 +1718,43 @@ def _clause_bounds(
     return start, end
 
 
-def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence[str]) -> bool:
+def _heading_count(content: str, v: Value, data: Sequence[str]) -> bool:
+    """Whether ``v`` follows a heading's colon (:data:`_HEADING`: "Issued: 3") whose words
+    name no field of the rows ("Bed: 2" of a table with a ``bed`` column is a cell)."""
+    m = _HEADING.search(content, 0, v.span[0])
+    if m is None:
+        return False
+    keys = {w for row in data[:1] for k in _fields(row) for w in re.split(r"[_\W]+", k.casefold())}
+    return not content_terms(m.group("head")) & keys
+
+
+def _cell_word_after(content: str, v: Value, data: Sequence[str]) -> bool:
+    """Whether the word after count ``v`` is the whole value of a cell of ``data``'s rows, a
+    category the count counts ("8 control n 2 check" of a ``role`` column)."""
+    after = re.match(r"\s+([^\W\d][\w'’-]*)", content[v.span[1] :])
+    if after is None:
+        return False
+    word = after.group(1).casefold()
+    return any(cell.strip().casefold() == word for row in data for cell in _fields(row).values())
+
+
+def _count_borne(
+    content: str, v: Value, values: Sequence[Value], data: Sequence[str], *, whole: bool = True
+) -> bool:
     """Whether the rows bear out a count said of a noun ("2 vehicles kept by Ines Vardakis",
     "Priya has three of them", "lot VX-2207A went out in two consignments"): a word (or,
-    where no row holds it, its singular or plural: "three on nights") or an identifier of
-    the count's clause, not another value, is in exactly that many rows — or
-    the count is the number of rows and no word of the clause picks some rows out ("four
-    consignments" of a four-row shipments table)."""
+    where no row holds it, its singular or plural or a word of its stem: "three on nights",
+    "two requests" of ``REQUESTED`` lines) or an identifier of the count's clause, not
+    another value, is in exactly that many rows, fewer than all of them — or the count is
+    the number of rows and no word of the clause picks some rows out ("four consignments"
+    of a four-row shipments table).
+
+    A count of a log's lines (``whole`` False), a count over twelve and a count borne out
+    by a word's stem only are read more strictly: the rows holding every word of the clause
+    that picks some rows out must number the count ("3 late deliveries" of three DELIVERED
+    lines, one of them late, is not borne out); all of a log's lines are counted only where
+    the clause calls them entries, lines, events or records, with no word before that noun
+    which no line holds ("4 failed entries")."""
     blank = cut_values(content, values, keep_offsets=True)
     start, end = _clause_bounds(blank, v.span)
     clause = blank[start:end]
@@ -1627,19 +1764,59 @@ def _count_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
     row_terms = [content_terms(r) for r in data]
     folded_rows = [r.casefold() for r in data]
     n = int(v.key)
-    terms = content_terms(clause)
-    hits = [_rows_holding(term, row_terms) for term in terms]
-    inflected = [h or _rows_holding_forms(t, row_terms) for t, h in zip(terms, hits, strict=True)]
-    hits += [
-        sum(str(w.key) in r for r in folded_rows)
+    everyone = len(data)
+    terms = sorted(content_terms(clause))
+    written = [_rows_with(term, row_terms) for term in terms]
+    held = written
+    stemmed = [
+        not h and not _rows_with_forms(t, row_terms) for t, h in zip(terms, held, strict=True)
+    ]
+    held = [
+        h or _rows_with_forms(t, row_terms) or _rows_with_stem(t, row_terms)
+        for t, h in zip(terms, held, strict=True)
+    ]
+    ids = [
+        {i for i, r in enumerate(folded_rows) if str(w.key) in r}
         for w in values
         if w.kind == "identifier" and start <= w.span[0] and w.span[1] <= end
     ]
-    if any(h == n > 0 for h in hits + inflected):
+    # the identifiers a clause lists are the items it counts, together ("Refused: 2
+    # (DRO/PAR/14/3 at 09:12, DRO/PAR/14/5 at 10:33)"); its words each qualify them
+    listed = [set().union(*ids)] if ids else []
+    picking = [h for h in held + listed if 0 < len(h) < everyone]
+    strict = not whole or n > 12
+    if strict or any(len(h) == n and s for h, s in zip(held, stemmed, strict=True)):
+        if picking:
+            return len(set.intersection(*picking)) == n > 0
+    elif any(
+        len(h) == n > 0 and (n < everyone or _OF_THE.search(content, 0, v.span[0]))
+        for h in held + ids
+    ):
+        # (a term every row holds bears out a count of all rows only as the total a part is
+        # counted of: "two of the four routes run daily", not "14 pupils in drama club")
         return True
     if n > 0 and _flag_count(clause, data) == n:
         return True
-    return n == len(data) and not any(0 < h < len(data) for h in hits)
+    if not whole:
+        # a log's lines are events of many kinds: "four errors" of four lines is no count of
+        # them, "four entries" is; "4 failed entries" is not, where no line says failed
+        nouns = [
+            m for m in re.finditer(r"[^\W\d_]+", clause) if m.group(0).casefold() in _EVENT_NOUNS
+        ]
+        if not nouns:
+            return False
+        before = re.findall(r"[^\W\d_]+", clause[: nouns[0].start()])[-1:]
+        if before and (word := before[0].casefold()) in terms and not held[terms.index(word)]:
+            return False
+    # (a singular or plural only ever adds a way to bear a count out: "four concerts" of a
+    # four-row tour table whose rows say "concert" once stands)
+    return n == everyone and not [h for h in written + ids if 0 < len(h) < everyone]
+
+
+#: The words before the total a count is of ("two of the four routes").
+_OF_THE = re.compile(r"\bof\s+(?:the|its|their|our|his|her|these|those)\s+$", re.IGNORECASE)
+#: What a count of all of a log's lines calls them.
+_EVENT_NOUNS = frozenset("entries entry lines line events event records record".split())
 
 
 def _flag_count(clause: str, data: Sequence[str]) -> int | None:
@@ -1674,6 +1851,19 @@ def _handles(text: str) -> list[str]:
 _STAMP = re.compile(r"\s*\[?(?:\d{4}-\d{2}-\d{2}[T ])?\d{2}:\d{2}(?::\d{2})?")
 
 
+def _is_log(lines: Sequence[str]) -> bool:
+    """Whether non-blank ``lines`` are a log: three or more, seven in ten of them or more
+    opening with a timestamp."""
+    return len(lines) >= 3 and sum(bool(_STAMP.match(ln)) for ln in lines) >= 0.7 * len(lines)
+
+
+def log_lines(source_text: str) -> list[str]:
+    """The timestamped lines of a log (:func:`_is_log`), each an event a claim may count
+    ("Three were issued and two refused"); none for any other text."""
+    lines = [ln for ln in source_text.split("\n") if ln.strip()]
+    return [ln for ln in lines if _STAMP.match(ln)] if _is_log(lines) else []
+
+
 def log_other_line(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
     """What a claim about one line of a log takes from another line (issue 23).
 
@@ -1686,7 +1876,7 @@ def log_other_line(content: str, values: Sequence[Value], source_text: str) -> t
     when the 09:12:05 line says m.lindqvist). A claim with no time or with two (a summary of
     several lines) is not checked here."""
     lines = [ln for ln in source_text.split("\n") if ln.strip()]
-    if len(lines) < 3 or sum(bool(_STAMP.match(ln)) for ln in lines) < 0.7 * len(lines):
+    if not _is_log(lines):
         return ()
     times = [v for v in values if v.kind in ("time", "datetime")]
     if not times:

@@ -116,6 +116,11 @@ class SupportSignals:
     #: a value of the claim is a column's exact sum over its rows (:func:`.rows.totalled`),
     #: its every value present and nothing in conflict: rescued whatever its score
     summed: bool = False
+    #: two values or more, every one read and present in the claim's row or record (never
+    #: prose), no name the source lacks and nothing in conflict: accepted a wider margin
+    #: under the threshold
+    #: (:data:`~pytest_provenai.attribution.verdict.VALUES_MARGIN`)
+    valued: bool = False
 
 
 #: A name: a capitalised word that opens no sentence (the full stop of an initial, a capital
@@ -365,6 +370,23 @@ def support_signals(
     summed = bool(sums) and not absent and row_values_ok and conflict is None and not values.missing
     if summed:
         rescue_ok = True
+    valued = (
+        # a row or a record binds its values to one another; prose chunks do not ("Albany
+        # County 157A is a highway in New York State Route" holds both names and the number)
+        (row.structured or record is not None)
+        and len(read) >= 2
+        and not absent
+        and row_values_ok
+        and conflict is None
+        and not values.missing
+        and not values.unparsed
+        # ... each under the field it names, where it names one ("arrived at 10:30 and
+        # departed at 09:00" against a row that arrived at 09:00 holds both values)
+        and not (
+            row.structured
+            and field_conflict(content, [v for v in read if v.text not in borne], row.row)
+        )
+    )
     return SupportSignals(
-        values, values_all, row, pol, unit, conflict, rescue_ok, absent, quoted, summed
+        values, values_all, row, pol, unit, conflict, rescue_ok, absent, quoted, summed, valued
     )

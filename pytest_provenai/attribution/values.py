@@ -1356,7 +1356,30 @@ def read_values(text: str) -> list[Value]:
         for i, (v, nxt) in enumerate(pairwise(values))
         if nxt.kind == v.kind and _RETRACTED.fullmatch(text[v.span[1] : nxt.span[0]])
     }
-    return [v for i, v in enumerate(values) if i not in taken_back]
+    return [_day_part(v, text) for i, v in enumerate(values) if i not in taken_back]
+
+
+#: The part of a day said after a weekday, "that" or "the same" ("6:24 on tuesday evening",
+#: "9:04 tuesday morning"): it settles which half of the day a clock time is in.
+_LATER_DAY_PART = re.compile(
+    r"\s+(?:on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|that|the\s+same)\s+"
+    r"(morning|afternoon|evening|night)\b",
+    re.IGNORECASE,
+)
+
+
+def _day_part(v: Value, text: str) -> Value:
+    """A time said without am/pm followed by the part of its day (:data:`_LATER_DAY_PART`),
+    read as that time of day: a ``time12``, or a morning time written with an hour of one
+    or two figures and no leading zero ("6:05" read as 06:05 beside "13:10")."""
+    bare = v.kind == "time" and v.key < 720 and re.fullmatch(r"(?:1[0-2]|[1-9])[:.]\d\d", v.text)
+    m = _LATER_DAY_PART.match(text, v.span[1]) if v.kind == "time12" or bare else None
+    if m is None:
+        return v
+    part = m.group(1).casefold()
+    if part == "morning" or (part == "night" and v.key < 5 * 60):  # "2:10 that night"
+        return replace(v, kind="time")
+    return replace(v, kind="time", key=v.key + 720)
 
 
 #: A spoken self-correction between two values of one kind ("half nine, no, half ten",
