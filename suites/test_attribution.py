@@ -64,9 +64,10 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 # thirty-third (no new domain) 1,038/1,452 (0.715), the thirty-fourth (no new domain)
 # 1,050/1,452 (0.723, reject F1 0.794), the thirty-sixth (no new domain) 1,055/1,452 (0.727,
 # reject F1 0.796), the thirty-seventh (no new domain) 1,060/1,452 (0.730, reject F1 0.799),
-# the thirty-eighth (no new domain) 1,061/1,452 (0.731, reject F1 0.800), floors unchanged.
-HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.800 (twenty-three domains)
-HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.731 (1,061/1,452); target 0.85
+# the thirty-eighth (no new domain) 1,061/1,452 (0.731, reject F1 0.800), the thirty-ninth
+# (no new domain) 1,065/1,452 (0.733, reject F1 0.802), floors unchanged.
+HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.802 (twenty-three domains)
+HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.733 (1,065/1,452); target 0.85
 # Every probe blocked until the fourteenth round: its test domain's two probes pass, with the
 # thirteenth-round verifier too (16/18 both). In the fifteenth a food_bank probe passes too
 # (17/20 blocked, one wrong attribution retained). The floors record those measurements so
