@@ -1429,8 +1429,7 @@ def _rows_with_stem(term: str, row_terms: Sequence[set[str]]) -> set[int]:
 
 def _rows_holding(term: str, row_terms: Sequence[set[str]]) -> int:
     """How many rows hold ``term`` or a word of its status group (:data:`_STATUS_GROUPS`)."""
-    words = _STATUS_ALIKE.get(term, frozenset((term,)))
-    return sum(bool(words & rt) for rt in row_terms)
+    return len(_rows_with(term, row_terms))
 
 
 def _rows_holding_inflected(term: str, row_terms: Sequence[set[str]]) -> int:
@@ -1767,13 +1766,11 @@ def _count_borne(
     everyone = len(data)
     terms = sorted(content_terms(clause))
     written = [_rows_with(term, row_terms) for term in terms]
-    held = written
-    stemmed = [
-        not h and not _rows_with_forms(t, row_terms) for t, h in zip(terms, held, strict=True)
-    ]
+    forms = [_rows_with_forms(term, row_terms) for term in terms]
+    stemmed = [not w and not f for w, f in zip(written, forms, strict=True)]
     held = [
-        h or _rows_with_forms(t, row_terms) or _rows_with_stem(t, row_terms)
-        for t, h in zip(terms, held, strict=True)
+        w or f or _rows_with_stem(t, row_terms)
+        for t, w, f in zip(terms, written, forms, strict=True)
     ]
     ids = [
         {i for i, r in enumerate(folded_rows) if str(w.key) in r}
