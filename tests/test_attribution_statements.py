@@ -1407,3 +1407,101 @@ def test_thirty_seventh_round_what_is_open_or_in_a_thing_is_no_source() -> None:
         assert find_attribution(text, TOOLS).status != "stated", text
     # "web" before another family's strong noun leaves it that family's
     assert find_attribution("According to the web database, the fee is 4.", {}).family == "database"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        # an offer of more material, whatever its subject and its condition
+        ("Full-resolution originals can be supplied to the Agency on request.", True),
+        ("Copies of the orders can be provided to the auditors if required.", True),
+        ("Further detail can be requested from the coordinator should the board wish.", True),
+        ("The image can be circulated to members on request.", True),
+        # ... not with a value, nor said of the past or of a rule's conditions
+        ("Receipts can be provided for 2 years on request.", False),
+        ("The report was provided on request.", False),
+        ("Refunds can be arranged within a fortnight.", False),
+        # a message to pass on, a call the writer will make, a request to the reader
+        ("Tell him call up at the entrance.", True),
+        ("Tell her skipper we'll keep the kettle on.", True),
+        # ... not a relayed fact, a promise with a value, a service, or what follows "glad
+        # that" / "nothing to report," / "bear with us," (a helper's review)
+        ("Tell them the ferry leaves at 06:40 from Pier 3.", False),
+        ("Tell her the deposit is non-refundable.", False),
+        ("Will send the replacement battery by 12 March.", False),
+        ("A loan car can be provided to customers if needed.", False),
+        ("Interpreters can be arranged at no extra cost if needed.", False),
+        ("The hall can be made available free of charge should the parish council wish.", False),
+        ("I'm glad that the refund was approved.", False),
+        ("Nothing further to report, the roof survey found no asbestos.", False),
+        ("Bear with us, lift out of order.", False),
+        ("Will ring the garage first thing.", True),
+        ("will forward it to their bookings team tonight x", True),
+        ("Please tell me if I should send the invoice today.", True),
+        ("Do telephone me at home if anything is unclear.", True),
+        ("Will call times are listed at the box office.", False),
+        ("Telling him was easy.", False),
+        # "good day" greets; "here is the report" opens one
+        ("Good day, and thank you for your message to the Lost Property Office.", True),
+        ("Good day, the fee is £40.", False),
+        ("Good day for sailing: force 3.", False),
+        ("Hello Mr. Halvorsen, here is the short report for Saturday.", True),
+        ("Here is the report: 3 faults.", False),
+        ("I am so glad you spotted it, as it really was a lovely afternoon.", True),
+        ("I'm glad you asked: the fee is £40.", False),
+        ("Nothing else of note.", True),
+        ("Nothing else of note until 14:00, then two faults.", False),
+        # comfort and holding on, and pictographs after the words
+        ("don't fret, you're doing grand", True),
+        ("Don't worry!", True),
+        ("Don't worry, the fee is waived.", False),
+        ("Hiya Mrs Varnham, yes of course, bear with me one sec.", True),
+        ("Yes of course the fee is waived.", False),
+        ("Great news! 🎉", True),
+        ("The fee is waived 🎉", False),
+    ],
+)
+def test_forty_seventh_round_offers_messages_and_calls(sentence: str, pleasantry: bool) -> None:
+    assert is_pleasantry(sentence) is pleasantry
+
+
+def test_forty_seventh_round_a_modifier_names_the_tool_before_a_description_or_argument() -> None:
+    """ "the photo's EXIF data for RC-2033-0417" is the photo tool's, though the ticket tool
+    was called with RC-2033-0417; "the before photo's file details" the photo tool's, though
+    the client tool's description speaks of "contact details"."""
+    tools = {"get_intake_ticket": "record", "get_photo_exif": "metadata"}
+    listing = listing_of(
+        [],
+        tools,
+        {
+            "get_intake_ticket": "One intake ticket by ticket number.",
+            "get_photo_exif": "The EXIF fields of a gallery photo.",
+        },
+    )
+    r = resolve("the photo's EXIF data for RC-2033-0417", tools, listing)
+    assert (r.family, r.tool, r.rule) == ("metadata", "get_photo_exif", "tool_name")
+    tools = {"get_client_record": "record", "get_photo_metadata": "metadata"}
+    listing = listing_of(
+        [],
+        tools,
+        {
+            "get_client_record": "One client's file: contact details, consents, dogs.",
+            "get_photo_metadata": "A photo file's EXIF metadata.",
+        },
+    )
+    r = resolve("the before photo's file details", tools, listing)
+    assert (r.family, r.tool) == ("metadata", "get_photo_metadata")
+    # a head of another family decides: "the photo's record" is no photo's metadata
+    r = resolve("the photo's client record", tools, listing)
+    assert r.family == "record"
+    # an owner is what a record or a document is about, not its source
+    tools = {"get_patient": "record", "read_file": "document"}
+    calls = [
+        ("get_patient", {"patient_id": "P-0412"}),
+        ("read_file", {"path": "letters/discharge_summary_P-0412.pdf"}),
+    ]
+    listing = listing_of(
+        calls, tools, {"get_patient": "Demographics.", "read_file": "A file of the share."}
+    )
+    r = resolve("the patient's discharge PDF", tools, listing)
+    assert (r.family, r.tool) == ("document", "read_file")

@@ -22,6 +22,7 @@ from pytest_provenai.attribution.rows import (
     rate_conflict,
     records,
     row_check,
+    superlative_conflict,
     totalled,
 )
 from pytest_provenai.attribution.support import support_signals
@@ -1348,7 +1349,6 @@ def test_twenty_third_round_spoken_numbers_and_units() -> None:
 
 
 def test_twenty_third_round_a_superlative_is_checked_against_its_column() -> None:
-    from pytest_provenai.attribution.rows import superlative_conflict
 
     runs = "boat | crew | time_min\nB-1 | 4 | 52.5\nB-2 | 6 | 48.0\nB-3 | 5 | 61.2"
 
@@ -2821,3 +2821,104 @@ def test_forty_sixth_round_what_the_review_found() -> None:
     rows = records(port) or []
     swapped = "Aurora arrived at 10:30 and departed at 09:00."
     assert not support_signals(swapped, rows[:1], port, rows[0], [port], structured=True).valued
+
+
+def test_forty_seventh_round_minutes_to_or_past_a_named_hour() -> None:
+    """ "one minute to midnight" is 23:59, not a minute's duration and midnight;
+    "ten past noon" 12:10; "twelve o'clock at night" midnight, not noon."""
+    expiry = "The bag expires at one minute to midnight on 18 November 2033."
+    assert [(v.kind, v.key) for v in read_values(expiry)] == [
+        ("time", 23 * 60 + 59),
+        ("date", (2033, 11, 18)),
+    ]
+    assert match_values(read_values(expiry), "expires 2033-11-18 23:59")[0].present
+    assert not match_values(read_values(expiry), "expires 2033-11-18 23:00")[0].present
+    assert [v.key for v in read_values("lunch from ten past noon")] == [12 * 60 + 10]
+    assert [v.key for v in read_values("back by five past midnight")] == [5]
+    assert [v.key for v in read_values("twelve o'clock at night")] == [0]
+    # after "from" or "between" the two hours are a range's ends (a helper's review)
+    saturday = "The shop is open from ten to noon on Saturdays."
+    assert [(v.kind, v.key) for v in read_values(saturday)][:2] == [("time12", 600), ("time", 720)]
+    assert [v.key for v in read_values("open from ten to four")] == [600, 240]
+    # the small hours of the night stay in the morning, whichever way the time is said
+    assert [v.key for v in read_values("half past two at night")] == [150]
+    assert [v.key for v in read_values("12:30 at night")] == [30]
+    assert [v.key for v in read_values("12:30 in the afternoon")] == [12 * 60 + 30]
+    assert [v.key for v in read_values("five past eleven at night")] == [23 * 60 + 5]
+
+
+def test_forty_seventh_round_a_superlative_reads_the_minus_sign() -> None:
+    """ "at its warmest ... -10.6 °C": -10.6 is the coldest of the column, though 10.6 would
+    be the largest number; the value may stand in several rows of one reading."""
+    brine = (
+        "timestamp,sensor,brine_supply_c\n"
+        "2033-11-19T15:00:00,IS-01,-9.8\n2033-11-19T15:00:00,IS-02,-9.8\n"
+        "2033-11-19T16:00:00,IS-01,-9.4\n2033-11-19T16:00:00,IS-02,-9.4\n"
+        "2033-11-19T16:45:00,IS-01,-10.6\n2033-11-19T16:45:00,IS-02,-10.6\n"
+    )
+
+    def conflict(claim: str) -> bool:
+        return bool(superlative_conflict(claim, read_values(claim), brine))
+
+    assert conflict("The brine supply was at its warmest at 16:45, at -10.6°C.")
+    assert not conflict("The brine supply was at its coldest at 16:45, at -10.6°C.")
+    assert not conflict("The brine was warmest at 16:00, at -9.4 °C.")
+    assert conflict("The brine was coldest at 16:00, at -9.4 °C.")
+    # the largest fall is the one of the largest size, whatever its sign
+    change = "region,change_pct\nNorth,-3.2\nSouth,-1.0\nEast,0.5\nWest,1.8\n"
+    largest = "The North saw the largest drop, at -3.2%."
+    assert superlative_conflict(largest, read_values(largest), change) == ()
+    smallest = "The North saw the smallest drop, at -3.2%."
+    assert superlative_conflict(smallest, read_values(smallest), change) != ()
+
+
+def test_forty_seventh_round_raise_is_an_increase() -> None:
+    claim = "the cooperative is reducing its per-kg rate for hotels"
+    unit = "The cooperative will raise its per-kg rate for hotels from INR 38 to INR 41."
+    assert polarity(claim, unit).antonym is not None
+    # the unit saying the claim's own word too is no conflict
+    assert polarity(claim, unit + " " + claim).antonym is None
+
+
+def test_forty_seventh_round_each_list_of_a_json_object_is_a_table() -> None:
+    """A family-tree export holds "people" and "media": each person is a row (the longest
+    list is the table), so the person's own ``verified: false`` is what a claim about that
+    person is read against."""
+    export = (
+        '{"client": "QFR-2034-017", "software": "KinLedger 5.3.2",\n'
+        ' "people": [\n'
+        '  {"id": "I04", "name": "George Quarrendon", "born": "1866", "verified": true},\n'
+        '  {"id": "I05", "name": "Josiah Quarrendon", "born": "c.1828", "verified": false}],\n'
+        ' "media": [{"file": "IMG_1135.jpg", "caption": "headstone", "linked_to": ["I05"]}]}'
+    )
+    found = records(export)
+    assert found is not None and len(found) == 3  # the head (with the picture), two people
+    claim = "Josiah Quarrendon (c.1828): already verified"
+    check = row_check(claim, read_values(claim), export)
+    assert check.structured and "Josiah" in check.row
+    assert polarity(claim, check.row).flag == "verified: False"
+    george = "George Quarrendon (1866): verified"
+    assert polarity(george, row_check(george, read_values(george), export).row).flag is None
+    # lists of one length are no one table: a reading is no threshold's row
+    station = (
+        '{"station": "Kestrel Point",'
+        ' "readings": [{"sensor": "A", "value": 3.1}, {"sensor": "B", "value": 2.4}],'
+        ' "thresholds": [{"sensor": "A", "value": 5.0}, {"sensor": "B", "value": 4.5}]}'
+    )
+    highest = "Sensor A gave the highest reading, 3.1."
+    assert superlative_conflict(highest, read_values(highest), station) == ()
+
+
+def test_forty_seventh_round_not_until_says_when_not_whether() -> None:
+    """ "will not reopen until 14:00" says the bridge reopens at 14:00."""
+    unit = "Millrace Bridge closes at 07:45 and will not reopen until 14:00, once swept."
+    assert not polarity("Millrace Bridge reopens at 14:00.", unit).negation
+    assert not polarity("Millrace Bridge won't reopen till 14:00.", "It reopens at 14:00.").negation
+    # a negation no time ends is still one, and one joined to the "until" by "and"
+    assert polarity(
+        "Millrace Bridge does not reopen today.", "Millrace Bridge reopens today."
+    ).negation
+    cafe = "The café doesn't take cards and stays open until 18:00."
+    assert polarity("The café takes cards and stays open until 18:00.", cafe).negation
+    vaccine = "The new vaccine will not be approved for children until the trials finish."
+    assert polarity("The new vaccine is approved for children.", vaccine).negation

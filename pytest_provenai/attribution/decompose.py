@@ -76,8 +76,8 @@ _TEMPLATE = re.compile(
 
 # Conversation, not assertion: what a sentence opens with (after "Oh," / "And" / "Anyway,").
 _PLEASANTRY = re.compile(
-    r"""^[\W_]*(?:(?:oh|and|also|anyway|again|ok|okay|well|so|but|sure|right|in\s+any\s+case)
-    [,!]?\s+){0,2}
+    r"""^[\W_]*(?:(?:oh|and|also|anyway|again|ok|okay|well|so|but|sure|right|in\s+any\s+case
+    |yes,?\s+of\s+course|of\s+course|eh|ha|now\s+then|right\s+then)[,!]?\s+){0,3}
     (?:
       (?:i|we)\s+(?:do\s+|really\s+|sincerely\s+)?hope\b
     | hope\s+(?:this|that|that['’]s|it|it['’]s|you|your|the|everything|all|things|so|we|they)\b
@@ -96,8 +96,26 @@ _PLEASANTRY = re.compile(
       (?:can|could|will|may)\s+(?:gladly\s+|readily\s+|also\s+)?be\s+
       (?:provided|furnished|supplied|sent|shared|made\s+available|arranged)\s+
       (?:up)?on\s+request[\s!.]*$
+    # an offer of more material, to someone or at the reader's wish ("Copies can be
+    # provided to the auditors if required"); "Minutes can be supplied on request" alone may
+    # be a policy, and a service offered ("a loan car can be provided if needed") is a claim
+    | [^.?!]*\b(?:cop(?:y|ies)|originals?|details?|information|particulars|files?|images?|
+      photos?|photographs?|scans?|reports?|minutes|documents?|records?|recordings?)
+      \b[^.?!\d]{0,40}?\b(?:can|could|will|may)\s+(?:gladly\s+|readily\s+|also\s+)?be\s+
+      (?:provided|furnished|supplied|sent|shared|made\s+available|arranged|requested|
+      circulated|forwarded)
+      (?!.*\b(?:free\s+of\s+charge|at\s+no\s+(?:extra\s+|additional\s+)?(?:cost|charge)))
+      (?:\s+(?:to|from)\s+[^.?!\d]{1,40}?\s+(?:up)?on\s+request
+      |[^.?!\d]{0,50}?\b(?:if\s+(?:required|needed|wanted|desired)
+        |should\s+[^.?!\d]{1,30}\s+(?:wish|require|need|want)|if\s+you\s+(?:wish|like|prefer)))
+      [\s!.]*$
     | (?:i['’]ll\s+|i\s+will\s+|will\s+|can\s+)(?:also\s+)?(?:chase|follow\s+up|find\s+out|
       dig\s+out|get\s+back|keep\s+you\s+posted)\b
+    # a call the writer will make, a message to pass on: nothing asserted with a value, nor
+    # a relayed fact ("tell them the ferry leaves at 06:40", "tell her the deposit is …")
+    | will\s+(?:ring|call|phone|text|email|forward|send)\s+
+      (?:(?:the|him|her|them|you|u|it|back|round|first|tomorrow|later)\b|(?-i:[A-Z]))[^\d]*$
+    | (?:just\s+|do\s+)?tell\s+(?:him|her|them|mum|mom|dad)\s+(?!the\b|that\b)[^\d]*$
     | over\s+to\s+(?:you|the\s+[a-z]+|[a-z]+\s+(?:shift|team|crew|desk))\b[^.?!\d]{0,20}[\s!.]*$
     | (?:over|out|over\s+and\s+out)[\s!.]*$
     | fingers\s+crossed
@@ -121,18 +139,31 @@ _PLEASANTRY = re.compile(
     | (?:(?:always|more\s+than|very)\s+)?(?:happy|glad|pleased|delighted)\s+to\s+
       (?!be\b|report\b(?!\s+back\b)|say\b|announce\b|confirm\b)[a-z]+
     | (?:glad|pleased|delighted)\s+(?:that|it|this|you)\b
+    | (?:i['’]m|i\s+am|we['’]re|we\s+are)\s+(?:so\s+|very\s+|really\s+)?(?:glad|pleased|delighted)
+      \s+(?:you|u)\s+(?:spotted|noticed|asked|enjoyed|liked|got\s+in\s+touch|wrote|rang|called)
+      \b[^\d]*$
+    | nothing\s+(?:else|more|further)\s+(?:of\s+note|to\s+(?:report|add))[\s!.]*$
     | (?:please\s+)?(?:do\s+)?let\s+(?:me|us)\s+know
     | (?:just\s+)?(?:say|ask|shout|holler|ping\s+me|hit\s+(?:me|us)\s+up)\s+if\b
     | (?:please\s+)?(?:do\s+not|don['’]t)\s+hesitate\b
+    # comfort and holding on, with nothing asserted after them ("don't fret, you're doing
+    # grand" comforts; "don't worry, the car was returned" asserts)
+    | (?:please\s+)?(?:do\s+not|don['’]t)\s+(?:worry|fret|panic|stress|lose\s+sleep)
+      (?:\s+(?:yourself|about\s+it|too\s+much|over\s+it))?
+      (?:[\s!.]*$|,\s*(?:you['’]re|you\s+are)\s+doing\b[^.?!\d]{0,20}[\s!.]*$)
+    | bear\s+with\s+(?:me|us)(?:\s+(?:one|a)\s+(?:sec|second|mo|moment|minute)
+      |\s+while\s+(?:i|we)\s+(?:check|look))?[\s!.]*$
+    | hang\s+on\s+a\s+(?:sec|second|mo|moment|minute)\b[\s!.]*$
     | give\s+(?:me|us)\s+a\s+(?:shout|call|nudge) | feel\s+free
-    | (?:just\s+)?(?:ring|call|phone|text|ping|page|message|buzz)\s+(?:me|us)\b
+    | (?:just\s+|do\s+)?(?:ring|call|phone|telephone|text|ping|page|message|buzz)\s+(?:me|us)\b
     | (?:just\s+)?(?:ring|call|phone|text|ping|page|message|buzz|shout)[\s!.]*$
     | any\s+(?:questions?|queries|problems?|probs|issues?)\b[^.?!]*\b(?:me|us)\b[\s!.]*$
     | any\s+(?:questions?|queries|problems?|probs|issues?)\b[^.?!\d]{0,25}
       (?:just\s+)?(?:text|ring|call|shout|ping|message|email)\b[^.?!\d]{0,15}[\s!.]*$
     | (?:i['’]m\s+|i\s+am\s+)?(?:off\s+(?:to\s+bed|home)|signing\s+off|logging\s+off)\b
       [^.?!\d]{0,20}[\s!.]*$
-    | (?:do\s+)?(?:tell|ask)\s+me\s+if | if\s+you\s+(?:need|want|would\s+like|['’]d\s+like|have)\b
+    | (?:do\s+|please\s+)?(?:tell|ask)\s+me\s+if
+    | if\s+you\s+(?:need|want|would\s+like|['’]d\s+like|have)\b
       .*\b(?:me|i|i['’]ll|i['’]d|us|we|ask|know|shout|happy)\b
     | any\s+(?:other|more|further)\b.*\?\s*$ | anything\s+else\b | would\s+you\s+like
     | do\s+you\s+(?:want|need)\b | shall\s+i\b | should\s+i\b | want\s+me\s+to
@@ -159,7 +190,7 @@ _PLEASANTRY = re.compile(
       [\s!.]*$
     | here(?:['’]s|\s+is|\s+are)\s+(?:where|what|how|(?:the|a|an)\s+(?:quick\s+|short\s+|
       brief\s+)?(?:latest|update|summary|rundown|run-down|round-?up|recap|picture|overview|
-      draft|count|breakdown|figures|numbers|deal|story|situation)\b)[^:;]*$
+      draft|count|breakdown|figures|numbers|deal|story|situation|report)\b)[^:;]*$
     | what\s+an?\s+(?:[a-z]+\s+)?[a-z]+[\s!.]*$
     | (?:it['’]s\s+|that['’]s\s+)?(?:good|great|mixed)\s+news\b[\s!.]*$
     | i(?:['’]ll|\s+will|\s+shall|['’]m\s+going\s+to|\s+am\s+going\s+to)\s+
@@ -202,7 +233,7 @@ _SIGNATURE = re.compile(r"^(?:\(?[A-Z0-9][\w'’.&-]*\)?[ \t,]*)+(?:x+)?[.!]?$")
 #: A greeting that opens a sentence, a name (or two) after it ("Hi Sam, here's where …",
 #: "Dear Mr Penhallow, thank you …", "Hello Imogen and Tobias!").
 _GREETING = re.compile(
-    r"^[\W_]*(?:hi+|hello|hey+|hiya|heya|dear|(?:good\s+)?(?:morning|afternoon|evening))\b"
+    r"^[\W_]*(?:hi+|hello|hey+|hiya|heya|dear|(?:good\s+)?(?:morning|afternoon|evening)|good\s+day)\b"
     r"(?:[ \t]+(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?)?(?:[ \t]+[A-Z][\w'’-]*){0,2}"
     r"(?:[ \t]+(?:and|&)[ \t]+[A-Z][\w'’-]*)?[ \t]*[,!.]",
     re.IGNORECASE,
@@ -237,6 +268,10 @@ _LEAD_IN = re.compile(
 )
 
 
+#: Pictographs that close a sentence ("… incoming!! 🔥", "pls 🙏"): the words decide.
+_EMOJI_TAIL = re.compile(r"[\s\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+$")
+
+
 def is_pleasantry(text: str) -> bool:
     """Whether a sentence is conversation rather than a checkable assertion: greetings,
     thanks, apologies, wishes ("Happy travels!", "Enjoy the show!"), offers of help ("Happy
@@ -246,7 +281,7 @@ def is_pleasantry(text: str) -> bool:
     ("Happy to look up other candidates at centre 4410") still asserts nothing. A name that
     only looks like one ("Happy Valley Farm opened in 2019", "Hope Street station …") is
     not: two capitalised words open it."""
-    stripped = _TAG.sub("", text).strip()
+    stripped = _EMOJI_TAIL.sub("", _TAG.sub("", text)).strip()
     if not stripped:
         return False
     greeting = _GREETING.match(stripped)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_provenai.attribution.protected import claim_values, content_terms
+from pytest_provenai.attribution.protected import claim_values, content_terms, has_negation
 from pytest_provenai.attribution.rows import (
     cut_values,
     field,
@@ -57,7 +57,8 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("earlier early", "later late"),
     ("open opened opens reopened", "closed close closes shut"),
     (
-        "increase increased increases increasing rise rose risen rising rises raised",
+        "increase increased increases increasing rise rose risen rising rises raise raised "
+        "raises raising",
         "decrease decreased decreases decreasing fall fell fallen falling falls lowered dropped "
         "reduce reduced reduces reducing",
     ),
@@ -578,12 +579,29 @@ _NOT_UNLESS = re.compile(
 )
 
 
+#: "will not reopen until 14:00": a negation that a time or a date ends says when, not
+#: whether; no "and" / "but" / "or" between ("doesn't take cards and stays open until 18:00"
+#: negates the cards), and a time or date right after "until" ("not approved until the
+#: trials finish" is a condition).
+_NOT_UNTIL = re.compile(
+    r"(?:\b(?:not|never|cannot)\b|n['’]t\b)(?:(?!\b(?:and|but|or)\b)[^.;!?\n,]){0,40}?"
+    r"\b(?:until|till)\s+(?:(?:the\s+)?\d|noon\b|midday\b|midnight\b|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+    r"nov|dec)[a-z]*\b)",
+    re.IGNORECASE,
+)
+
+
 def _restriction(one: str, other: str) -> bool:
     """Whether one side says "only when Y" where the other says "not … unless Y" (the same
-    restriction, said with and without a negation)."""
+    restriction, said with and without a negation), or one side says "not … until T" where
+    the other says no negation at all ("reopens at 14:00" against "will not reopen until
+    14:00": their times are the values' to compare)."""
     return bool(
         (_ONLY_IF.search(one) and _NOT_UNLESS.search(other))
         or (_ONLY_IF.search(other) and _NOT_UNLESS.search(one))
+        or (_NOT_UNTIL.search(one) and not has_negation(other))
+        or (_NOT_UNTIL.search(other) and not has_negation(one))
     )
 
 

@@ -63,6 +63,7 @@ from pytest_provenai.attribution.values import (
     UNIT_SUFFIXES,
     Value,
     ValueMatch,
+    magnitude,
     match_values,
     read_values,
 )
@@ -114,7 +115,7 @@ def _json_records(text: str) -> list[str] | None:
 
 def _json_parts(text: str) -> tuple[list[str], bool] | None:
     """A JSON output's records, and whether the first of them is the object's own fields
-    around its one list of records (its head: ``"participant": "P-0419"`` beside its
+    around its longest list of records (its head: ``"participant": "P-0419"`` beside its
     ``"events"``), or None for anything but JSON."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{":
@@ -126,9 +127,14 @@ def _json_parts(text: str) -> tuple[list[str], bool] | None:
     if isinstance(data, dict):
         lists = [v for v in data.values() if isinstance(v, list) and v]
         lists = [v for v in lists if all(isinstance(x, dict) for x in v)]
-        if len(lists) == 1:
-            head = {k: v for k, v in data.items() if v is not lists[0]}
-            rows = ["\n".join(_flatten(x)) for x in lists[0]]
+        lengths = sorted((len(v) for v in lists), reverse=True)
+        if lists and (len(lengths) == 1 or lengths[0] > lengths[1]):
+            # the longest list of objects is the table ("people" beside two "media" of a
+            # family-tree export): its objects are rows, the object's other fields the head;
+            # lists of one length ("readings" and "thresholds") are no one table
+            rows_of = next(v for v in lists if len(v) == lengths[0])
+            head = {k: v for k, v in data.items() if v is not rows_of}
+            rows = ["\n".join(_flatten(x)) for x in rows_of]
             return (["\n".join(_flatten(head)), *rows], True) if head else (rows, False)
         return ["\n".join(_flatten(data))], False
     if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
@@ -1199,20 +1205,18 @@ def _telling_words(key: str) -> set[str]:
 #: Superlatives that say a value is the most or the least of its column.
 _MOST = frozenset("highest biggest largest longest heaviest warmest hottest greatest".split())
 _LEAST = frozenset("lowest smallest shortest lightest coldest coolest fewest".split())
+#: Nouns of a fall, a loss or a debt: their size is a negative number's absolute value.
+_SHORTFALL = re.compile(
+    r"\b(?:drops?|falls?|declines?|decreases?|loss(?:es)?|deficits?|debts?|overdrafts?|"
+    r"shortfalls?|deductions?|negative|cuts?|reductions?)\b",
+    re.IGNORECASE,
+)
 _SUPERLATIVE = re.compile(
     r"(?<!second )(?<!third )(?<!2nd )(?<!3rd )\b(?P<w>"
     + "|".join(sorted(_MOST | _LEAST))
     + r"|(?:the|its)\s+(?:most|least))\b",
     re.IGNORECASE,
 )
-
-
-def _magnitude(v: Value) -> float | None:
-    if v.kind == "number":
-        return float(v.key)
-    if v.kind == "quantity":
-        return float(v.key[0])
-    return None
 
 
 def _holds(v: Value, cell: str) -> bool:
@@ -1229,11 +1233,13 @@ def superlative_conflict(
     column no parser reads are left out. Not for "second highest", nor for a claim without
     exactly one superlative or one amount."""
     found = list(_SUPERLATIVE.finditer(content))
-    amounts = [v for v in values if _magnitude(v) is not None and not _count_word(v)]
+    amounts = [v for v in values if magnitude(v) is not None and not _count_word(v)]
     if len(found) != 1 or len(amounts) != 1:
         return ()
     word = found[0].group("w").casefold().split()[-1]
     most = word in _MOST or word == "most"
+    # "the largest drop, at -3.2%": a size of a fall or a debt, whatever its sign
+    size = abs if _SHORTFALL.search(content) else (lambda m: m)
     v = amounts[0]
     rows = tabular_records(source_text)
     if rows is None:
@@ -1243,10 +1249,11 @@ def superlative_conflict(
         return ()
     for key in sorted({k for row in data for k, c in row.items() if _holds(v, c)}):
         cells = [read_values(row.get(key, "")) for row in data]
-        sizes = [_magnitude(c[0]) if len(c) == 1 else None for c in cells]
+        sizes = [None if len(c) != 1 or (m := magnitude(c[0])) is None else size(m) for c in cells]
         known = [m for m in sizes if m is not None]
         mine = [m for m, row in zip(sizes, data, strict=True) if _holds(v, row.get(key, ""))]
-        if len(known) < 2 or len(mine) != 1 or mine[0] is None:
+        # the value may stand in several rows ("-10.6" for each sensor at 16:45): one size
+        if len(known) < 2 or len(set(mine)) != 1 or mine[0] is None:
             continue
         if (max(known) > mine[0]) if most else (min(known) < mine[0]):
             return (v.text,)

@@ -576,6 +576,47 @@ def _head_family(word: str, strength: int) -> str | None:
     return None
 
 
+def _by_modifier(
+    piece: str,
+    owners: list[str],
+    heads: list[str],
+    tools: Mapping[str, str],
+    names: Mapping[str, set[str]],
+) -> tuple[str, str] | None:
+    """(family, tool) of the one tool whose name holds a word before the head of ``piece``
+    (the phrase before its first joiner) that names no family itself, when those words
+    name exactly one tool and the head names no family but the tool's, and that only
+    weakly; None otherwise ("the search results", "the account record" and "the policy
+    document" are the lexicon's). An owner ("the patient's discharge PDF") is what the
+    source is about, not the source, except for metadata, which is a thing's own ("the
+    photo's EXIF data")."""
+    words = [
+        w
+        for w in piece.split()[:-1]
+        if w not in GENERIC
+        and len(w) > 2
+        and w not in MARKERS
+        and _head_family(w, 0) is None
+        and _head_family(w, 1) is None
+    ]
+    matched = sorted(
+        {
+            t
+            for t in tools
+            for w in words
+            if singular(w) in names[t] and (w not in owners or tools[t] == "metadata")
+        }
+    )
+    if len(matched) != 1 or not heads:
+        return None
+    family = tools[matched[0]]
+    if any(
+        _head_family(h, 0) is not None or _head_family(h, 1) not in (None, family) for h in heads
+    ):
+        return None  # a head that names a family decides ("the harbour's website")
+    return family, matched[0]
+
+
 def _pick(
     candidates: list[str], tools: Mapping[str, str], words: list[str], vocab: Mapping[str, set[str]]
 ) -> tuple[str | None, str | None] | None:
@@ -694,6 +735,14 @@ def resolve(
     }
     # 2. the head noun is a word of a tool's name, then of a tool's description
     for rule, vocab in (("tool_name", names), ("tool_description", desc)):
+        if rule == "tool_description":
+            # a word before a generic or unnamed head that only one tool's name has ("the
+            # photo's EXIF data" is get_photo_exif, though "data" or "details" names none)
+            # (step 5 reads modifiers after arguments and lexicon nouns; this one only a name
+            # the head does not contradict)
+            by_name = _by_modifier(pieces[0], _owners(noun_phrase), heads, tools, names)
+            if by_name is not None:
+                return Resolution(by_name[0], by_name[1], "tool_name")
         for head in heads:
             h = singular(head)
             matched = [t for t in sorted(vocab) if h in vocab[t]]

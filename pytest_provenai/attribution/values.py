@@ -40,6 +40,7 @@ __all__ = [
     "VERSION_WORD",
     "Value",
     "ValueMatch",
+    "magnitude",
     "match_values",
     "read_values",
     "worked_out",
@@ -128,7 +129,7 @@ _CLOCK = (
     r"\b(?:(?P<min>half|(?:a\s+)?quarter|five|ten|twenty(?:[\s-]five)?|\d{1,2}(?=\s+past)"
     # "twelve minutes past ten", "23 minutes to four"
     rf"|(?:{_NUMWORD}(?:[\s-]+{_NUMWORD})?|\d{{1,2}})\s+minutes?(?=\s+(?:past|to)\b))[\s-]+"
-    rf"(?P<dir>past|to)[\s-]+(?P<h1>{_HOUR})|(?P<h2>{_HOUR})\s+o['’]clock"
+    rf"(?P<dir>past|to)[\s-]+(?P<h1>{_HOUR}|noon|midday|midnight)|(?P<h2>{_HOUR})\s+o['’]clock"
     rf"|half\s+(?P<h3>{_HOUR}){_AFTER_HOUR}"
     rf"|(?:(?<=\bat\s)|(?<=\bfrom\s)|(?<=\buntil\s)|(?<=\btill\s))"
     rf"(?:(?P<h4>{_HOUR_WORD}){_AFTER_HOUR}|(?P<h5>1[0-2]|[1-9]){_CLAUSE_END}))"
@@ -136,7 +137,25 @@ _CLOCK = (
 )
 _CLOCK_RE = re.compile(_CLOCK, re.IGNORECASE)
 _SPOKEN_MINUTES = {"half": 30, "quarter": 15, "five": 5, "ten": 10, "twenty": 20}
+#: Hours said by name after "past" / "to" ("five to midnight"): midnight is 24 before it.
+_NAMED_HOURS = {"noon": 12, "midday": 12, "midnight": 24}
 _DAY_PART = r"\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b"
+
+
+def _in_day_part(minutes: int, part: str) -> int:
+    """A time of day (``minutes`` after midnight, read on a twelve-hour clock) moved into the
+    part of the day said with it: the one reading of "in the evening", "pm", "on tuesday
+    evening" (:func:`_time`, :func:`_clock`, :func:`_day_part`). The morning and "am" keep
+    it before noon, as do the small hours of the night ("2:10 that night", "12:30 at
+    night" is 00:30)."""
+    part, minutes = part.casefold(), minutes % 720
+    if "morning" in part or re.fullmatch(r"\s*a\.?m\.?", part):
+        return minutes
+    if "night" in part and minutes < 5 * 60:
+        return minutes
+    return minutes + 720
+
+
 #: Time units of a compound duration and their length in minutes.
 _TIME_UNITS = {
     **dict.fromkeys(("second", "sec", "s"), 1 / 60),
@@ -717,7 +736,16 @@ def _clock(text: str, span: tuple[int, int]) -> Value | None:
     if m is None:
         return None
     hour_text = next((h for h in m.group("h1", "h2", "h3", "h4", "h5") if h), "").casefold()
-    hour = _HOURS.index(hour_text) + 1 if hour_text in _HOURS else int(hour_text)
+    # "one minute to midnight" is 23:59, "ten past noon" 12:10: the named hour says the half
+    # of the day
+    named = _NAMED_HOURS.get(hour_text)
+    hour = (
+        named
+        if named is not None
+        else _HOURS.index(hour_text) + 1
+        if hour_text in _HOURS
+        else int(hour_text)
+    )
     minutes = 30 if m.group("h3") else 0  # "half seven" is 7:30
     if m.group("min"):
         word = m.group("min").casefold().replace("a ", "").replace("-", " ")
@@ -733,12 +761,12 @@ def _clock(text: str, span: tuple[int, int]) -> Value | None:
         )
         if m.group("dir").casefold() == "to":
             hour, minutes = hour - 1, 60 - minutes
-    part = (m.group("part") or "").casefold()
-    if any(w in part for w in ("afternoon", "evening", "night", "p")) and hour < 12:
-        hour += 12
-    elif not part:
+    part = m.group("part") or ""
+    if named is not None:
+        return Value(text, "time", (hour % 24) * 60 + minutes, True, span)
+    if not part:
         return Value(text, "time12", (hour % 12) * 60 + minutes, True, span)
-    return Value(text, "time", (hour % 24) * 60 + minutes, True, span)
+    return Value(text, "time", _in_day_part((hour % 12) * 60 + minutes, part), True, span)
 
 
 def _time(bare: str, span: tuple[int, int]) -> Value:
@@ -760,8 +788,8 @@ def _time(bare: str, span: tuple[int, int]) -> Value:
         # "at 3:46" with no am/pm and no leading zero: said on a twelve-hour clock, so
         # either 03:46 or 15:46 (a 24-hour clock writes "03:46")
         return Value(bare, "time12", minutes % 720, True, span)
-    if part and minutes < 720 and not re.search(r"morning", part.group(0), re.IGNORECASE):
-        minutes += 720
+    if part:
+        minutes = _in_day_part(minutes, part.group(0))
     return Value(bare, "time", minutes, True, span)
 
 
@@ -1356,7 +1384,35 @@ def read_values(text: str) -> list[Value]:
         for i, (v, nxt) in enumerate(pairwise(values))
         if nxt.kind == v.kind and _RETRACTED.fullmatch(text[v.span[1] : nxt.span[0]])
     }
-    return [_day_part(v, text) for i, v in enumerate(values) if i not in taken_back]
+    return [
+        one
+        for i, v in enumerate(values)
+        if i not in taken_back
+        for one in _hours_apart(_day_part(v, text))
+    ]
+
+
+#: "ten to noon" after "from" / "between": two hours of a range, not 11:50.
+_HOUR_TO = re.compile(rf"({_HOUR})(\s+to\s+)({_HOUR}|noon|midday|midnight)", re.IGNORECASE)
+
+
+def _hours_apart(v: Value) -> list[Value]:
+    """A clock time "H to H2" said after "from" or "between" ("open from ten to noon") read
+    as the range's two hours; any other value as it is."""
+    m = _HOUR_TO.fullmatch(v.text) if v.kind in ("time", "time12") else None
+    if m is None or not re.search(r"\b(?:from|between)\s+$", v.lead, re.IGNORECASE):
+        return [v]
+    out = []
+    for group in (1, 3):
+        word = m.group(group).casefold()
+        start = v.span[0] + m.start(group)
+        span = (start, start + len(word))
+        if word in _NAMED_HOURS:
+            out.append(Value(m.group(group), "time", (_NAMED_HOURS[word] % 24) * 60, True, span))
+        else:
+            hour = _HOURS.index(word) + 1 if word in _HOURS else int(word)
+            out.append(Value(m.group(group), "time12", (hour % 12) * 60, True, span))
+    return out
 
 
 #: The part of a day said after a weekday, "that" or "the same" ("6:24 on tuesday evening",
@@ -1376,10 +1432,7 @@ def _day_part(v: Value, text: str) -> Value:
     m = _LATER_DAY_PART.match(text, v.span[1]) if v.kind == "time12" or bare else None
     if m is None:
         return v
-    part = m.group(1).casefold()
-    if part == "morning" or (part == "night" and v.key < 5 * 60):  # "2:10 that night"
-        return replace(v, kind="time")
-    return replace(v, kind="time", key=v.key + 720)
+    return replace(v, kind="time", key=_in_day_part(v.key, m.group(1)))
 
 
 #: A spoken self-correction between two values of one kind ("half nine, no, half ten",
@@ -1816,6 +1869,16 @@ def _signed(v: Value) -> Value:
         return v
     signed = _quantity(-float(v.key[2]), str(v.key[3]))
     return v if signed is None else replace(v, key=signed)
+
+
+def magnitude(v: Value) -> float | None:
+    """The size of a number or quantity ``v`` with the minus sign written before it (a
+    quantity in its base unit: "-10.6 °C" is colder than "-9.8 °C"); None for other kinds."""
+    if v.kind == "number":
+        return -float(v.key) if _negative(v) else float(v.key)
+    if v.kind == "quantity":
+        return float(_signed(v).key[0])
+    return None
 
 
 def _in_header_unit(
