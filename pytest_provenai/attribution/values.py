@@ -137,8 +137,18 @@ _CLOCK = (
 )
 _CLOCK_RE = re.compile(_CLOCK, re.IGNORECASE)
 _SPOKEN_MINUTES = {"half": 30, "quarter": 15, "five": 5, "ten": 10, "twenty": 20}
-#: Hours said by name after "past" / "to" ("five to midnight"): midnight is 24 before it.
+#: Hours said by name ("noon", "five to midnight"): midnight is 24 before it.
 _NAMED_HOURS = {"noon": 12, "midday": 12, "midnight": 24}
+
+
+def _hour(word: str) -> int:
+    """The hour a clock word or number says ("seven", "7", "midnight" = 24)."""
+    word = word.casefold()
+    if word in _NAMED_HOURS:
+        return _NAMED_HOURS[word]
+    return _HOURS.index(word) + 1 if word in _HOURS else int(word)
+
+
 _DAY_PART = r"\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night)\b"
 
 
@@ -738,14 +748,8 @@ def _clock(text: str, span: tuple[int, int]) -> Value | None:
     hour_text = next((h for h in m.group("h1", "h2", "h3", "h4", "h5") if h), "").casefold()
     # "one minute to midnight" is 23:59, "ten past noon" 12:10: the named hour says the half
     # of the day
-    named = _NAMED_HOURS.get(hour_text)
-    hour = (
-        named
-        if named is not None
-        else _HOURS.index(hour_text) + 1
-        if hour_text in _HOURS
-        else int(hour_text)
-    )
+    named = hour_text in _NAMED_HOURS
+    hour = _hour(hour_text)
     minutes = 30 if m.group("h3") else 0  # "half seven" is 7:30
     if m.group("min"):
         word = m.group("min").casefold().replace("a ", "").replace("-", " ")
@@ -762,7 +766,7 @@ def _clock(text: str, span: tuple[int, int]) -> Value | None:
         if m.group("dir").casefold() == "to":
             hour, minutes = hour - 1, 60 - minutes
     part = m.group("part") or ""
-    if named is not None:
+    if named:
         return Value(text, "time", (hour % 24) * 60 + minutes, True, span)
     if not part:
         return Value(text, "time12", (hour % 12) * 60 + minutes, True, span)
@@ -772,9 +776,8 @@ def _clock(text: str, span: tuple[int, int]) -> Value | None:
 def _time(bare: str, span: tuple[int, int]) -> Value:
     """A time of day: "20:00", "8 pm", "7.30pm", "7:30 in the evening" (the part of the day
     moves an hour before noon into the afternoon or evening)."""
-    named = {"noon": 720, "midday": 720, "midnight": 0}.get(bare.casefold())
-    if named is not None:  # dateparser reads none of the three
-        return Value(bare, "time", named, True, span)
+    if bare.casefold() in _NAMED_HOURS:  # dateparser reads none of the three
+        return Value(bare, "time", (_hour(bare) % 24) * 60, True, span)
     part = re.search(_DAY_PART + r"$", bare, re.IGNORECASE)
     clock = bare[: part.start()] if part else bare
     clock = re.sub(r"^(\d{1,2})\.([0-5]\d)", r"\1:\2", clock.strip())
@@ -1408,10 +1411,9 @@ def _hours_apart(v: Value) -> list[Value]:
         start = v.span[0] + m.start(group)
         span = (start, start + len(word))
         if word in _NAMED_HOURS:
-            out.append(Value(m.group(group), "time", (_NAMED_HOURS[word] % 24) * 60, True, span))
+            out.append(Value(m.group(group), "time", (_hour(word) % 24) * 60, True, span))
         else:
-            hour = _HOURS.index(word) + 1 if word in _HOURS else int(word)
-            out.append(Value(m.group(group), "time12", (hour % 12) * 60, True, span))
+            out.append(Value(m.group(group), "time12", (_hour(word) % 12) * 60, True, span))
     return out
 
 
