@@ -581,15 +581,26 @@ _NOT_UNLESS = re.compile(
 
 #: "will not reopen until 14:00": a negation that a time or a date ends says when, not
 #: whether; no "and" / "but" / "or" between ("doesn't take cards and stays open until 18:00"
-#: negates the cards), and a time or date right after "until" ("not approved until the
-#: trials finish" is a condition).
+#: negates the cards), and a time or a date right after "until" (a value of :data:`_WHEN`,
+#: or a span of time before "after" / "before": "until 28 weeks after the invoice"):
+#: "not approved until the trials finish" is a condition.
 _NOT_UNTIL = re.compile(
     r"(?:\b(?:not|never|cannot)\b|n['’]t\b)(?:(?!\b(?:and|but|or)\b)[^.;!?\n,]){0,40}?"
-    r"\b(?:until|till)\s+(?:(?:the\s+)?\d|noon\b|midday\b|midnight\b|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
-    r"nov|dec)[a-z]*\b)",
+    r"\b(?:until|till)\s+(?:the\s+)?",
     re.IGNORECASE,
 )
+_WHEN = frozenset({"time", "time12", "datetime", "date", "weekday", "week"})
+_RELATIVE = re.compile(r"\s+(?:after|before)\b", re.IGNORECASE)
+
+
+def _not_until(text: str) -> bool:
+    """Whether ``text`` says "not … until <a time or a date>"."""
+    ends = {m.end() for m in _NOT_UNTIL.finditer(text)}
+    return bool(ends) and any(
+        v.span[0] in ends
+        and (v.kind in _WHEN or (v.kind == "quantity" and _RELATIVE.match(v.tail) is not None))
+        for v in read_values(text)
+    )
 
 
 def _restriction(one: str, other: str) -> bool:
@@ -600,8 +611,8 @@ def _restriction(one: str, other: str) -> bool:
     return bool(
         (_ONLY_IF.search(one) and _NOT_UNLESS.search(other))
         or (_ONLY_IF.search(other) and _NOT_UNLESS.search(one))
-        or (_NOT_UNTIL.search(one) and not has_negation(other))
-        or (_NOT_UNTIL.search(other) and not has_negation(one))
+        or (_not_until(one) and not has_negation(other))
+        or (_not_until(other) and not has_negation(one))
     )
 
 
