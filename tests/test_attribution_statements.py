@@ -1505,3 +1505,53 @@ def test_forty_seventh_round_a_modifier_names_the_tool_before_a_description_or_a
     )
     r = resolve("the patient's discharge PDF", tools, listing)
     assert (r.family, r.tool) == ("document", "read_file")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pleasantry"),
+    [
+        # sign-offs with "very best wishes" / "with love", a role in brackets after the name
+        ("With very best wishes, and thanks again for the lift, Rosalind", True),
+        ("Very best wishes to you and the whole choir, Rosalind", True),
+        ("With love, and I'll see you at practice, Rosalind", True),
+        ("Cheers, Tomasz (treasurer and general dogsbody)", True),
+        ("Cheers, Tomasz (the fee is £40)", False),
+        ("Very best wishes to the 2031 winners", False),
+        # an interjection and a verbless exclamation with no value
+        ("Ooh, harvest supper, my favourite!", True),
+        ("Oh Delyth, the poor old van!", True),
+        ("Oh, the ferry was cancelled!", False),
+        ("Wow, 3 new members!", False),
+        ("Wow, three bedrooms and a sea view!", False),
+        ("Oh, Cranmoor Rovers won!", False),
+        ("Oh no, closed again!", False),
+        ("Oh dear, such a shame, no refunds!", False),
+        ("Oh, the boiler leaks again!", False),
+        # "to" after a wish only: a feeling that leads in to a report still reports
+        ("Sorry to report the boiler failed inspection.", False),
+        ("OK to proceed with the refund.", False),
+        ("Thanks, Dave (the boiler needs replacing, not repairing)", False),
+        # a line that says what follows and to whom
+        ("Rhian, re the caretaker's email", True),
+        ("Rhian, notes for tomorrow's meeting below", True),
+        ("figures for the newsletter, Rhian", True),
+        ("Rhian, the hall hire is £30", False),
+        ("Rhian, Pendry the winner", False),
+        ("Rhian, the boiler needs a new valve.", False),
+        ("Unfortunately, no update from the insurer yet.", False),
+        ("Sam, stock below reorder level.", False),
+        ("Priya, figures up on last year.", False),
+        ("Priya, quick update: boiler working again.", False),
+        # an offer to pass something on, its subject left out, no value
+        ("can send the minutes over tonight", True),
+        ("I can forward a copy first thing", True),
+        ("can send the invoice for £40 tonight", False),
+        ("We will send the refund by 3 May.", False),
+        ("We will send the engineer tomorrow.", False),
+        ("We can share the cost.", False),
+    ],
+)
+def test_forty_eighth_session_sign_offs_interjections_and_preambles(
+    sentence: str, pleasantry: bool
+) -> None:
+    assert is_pleasantry(sentence) is pleasantry

@@ -2922,3 +2922,53 @@ def test_forty_seventh_round_not_until_says_when_not_whether() -> None:
     assert polarity("The café takes cards and stays open until 18:00.", cafe).negation
     vaccine = "The new vaccine will not be approved for children until the trials finish."
     assert polarity("The new vaccine is approved for children.", vaccine).negation
+
+
+def test_forty_eighth_session_not_until_reads_the_time_as_values_do() -> None:
+    """ "not … until" is read through ``read_values``: a spoken time or a span before
+    "after" ends it like a clock time does; a count after "until" is a condition."""
+    assert not polarity(
+        "The ferry sails at half past ten.", "The ferry won't sail until half past ten."
+    ).negation
+    assert not polarity(
+        "The balance is settled 28 weeks after the invoice date.",
+        "The balance need not be settled until 28 weeks after the invoice date.",
+    ).negation
+    assert polarity(
+        "Mr Okoro's loan is approved.",
+        "Mr Okoro's loan will not be approved until 3 references arrive.",
+    ).negation
+
+
+def test_forty_eighth_session_durations_with_commas_and_the_one_you_want() -> None:
+    """ "3 hours, 4 minutes and 52 seconds" is one duration (a clock's 3:04:52); a time and
+    a length with a comma between stay two values; "the one you want" counts nothing."""
+    said = "The tape runs to 2 hours, 10 minutes and 5 seconds."
+    assert [v.text for v in read_values(said)] == ["2 hours, 10 minutes and 5 seconds"]
+    assert [m.present for m in match_values(read_values(said), "Length : 2:10:05")] == [True]
+    assert [m.present for m in match_values(read_values(said), "Length : 2:10:50")] == [False]
+    assert [v.kind for v in read_values("LW wed 0912hrs, 2.3m")] == ["time", "quantity"]
+    assert [v.kind for v in read_values("ETA 1400 hrs, 30 minutes late")] == ["time", "quantity"]
+    assert [v.text for v in read_values("The one you want is tape_7.wav.")] == ["tape_7.wav"]
+    assert [v.text for v in read_values("That's the one that broke.")] == []
+    assert [v.key for v in read_values("Repairs: just the one, the boiler.")] == [1.0]
+    assert [v.key for v in read_values("I have the one sheet left.")] == [1.0]
+    assert [v.key for v in read_values("We have the one in stock.")] == [1.0]
+
+
+def test_forty_eighth_session_an_abbreviated_word_glued_to_its_number() -> None:
+    """ "rd3" / "bd1" / "wk12" against "round 3" / "board: 1" / "Week #12"; not a range's
+    first number, not another number, not another word."""
+
+    def present(claim: str, evidence: str) -> list[bool]:
+        return [m.present for m in match_values(read_values(claim), evidence)]
+
+    assert present("rd3 bd1 drawn", "Round 3, Board 1: drawn") == [True, True]
+    assert present("wk12 rota", "Week #12 rota") == [True]
+    assert present("bd1 drawn", "boards: 1-7") == [False]
+    assert present("bd4 drawn", "board 14") == [False]
+    assert present("rd3 drawn", "Round 3.5") == [False]
+    assert present("rd3 drawn", "Board 3, Round 2") == [False]
+    # a table of cut words, not "letters in order": "wk" is not "worked", "rd" not "ranked"
+    assert present("wk12 rota", "week 14; the crew worked 12 shifts") == [False]
+    assert present("rd3 drawn", "Team ranked 3, playing in round 5") == [False]

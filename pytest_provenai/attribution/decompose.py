@@ -109,6 +109,16 @@ _PLEASANTRY = re.compile(
       |[^.?!\d]{0,50}?\b(?:if\s+(?:required|needed|wanted|desired)
         |should\s+[^.?!\d]{1,30}\s+(?:wish|require|need|want)|if\s+you\s+(?:wish|like|prefer)))
       [\s!.]*$
+    # an offer to pass a document on, nothing named with a value ("can send the file over
+    # tonight", "Will forward a copy first thing"); "We will send the engineer tomorrow" and
+    # "We can share the cost" promise a service
+    | (?:(?:i|we)\s+)?(?:can|could|will)\s+(?:also\s+|happily\s+|gladly\s+)?
+      (?:send|forward|email|bring|share|print|pass)\s+
+      (?:a\s+copy|copies|(?:the|my|our)\s+(?:[a-z]+\s+)?(?:file|files|copy|link|notes|minutes|
+      photos?|pictures?|spreadsheet|form|draft|pdf|list|summary|scans?|agenda|slides|write-?up))
+      (?:\s+(?:over|across|along|on|round|through|back))?
+      (?:\s+(?:tonight|tomorrow|later|today|now|first\s+thing|asap|in\s+the\s+morning))?
+      [\s!.]*$
     | (?:i['’]ll\s+|i\s+will\s+|will\s+|can\s+)(?:also\s+)?(?:chase|follow\s+up|find\s+out|
       dig\s+out|get\s+back|keep\s+you\s+posted)\b
     # a call the writer will make, a message to pass on: nothing asserted with a value, nor
@@ -216,7 +226,9 @@ _EXCLAMATION = re.compile(
     r"""^[\W_]*(?:(?:oh|ok|okay|well|so|but|and|alright)[,!]?\s+){0,2}
     (?:(?:many\s+|huge\s+|big\s+)?thanks(?!\s+to\b)|thank\s+you|cheers|(?:so\s+)?sorry
     |(?:my\s+)?apologies|congrats|congratulations|well\s+done
-    |(?:with\s+)?(?:kind|best|warm|warmest)\s+regards|regards|(?:with\s+)?best\s+wishes
+    |(?:with\s+)?(?:kind|best|warm|warmest)\s+regards|regards
+    |(?:(?:with\s+)?(?:very\s+|all\s+(?:my|our|the)\s+)?best\s+wishes
+      |with\s+(?:much\s+|all\s+(?:my|our)\s+)?love)(?:[ \t]+to[ \t]+[^,.!?;:—–\n\d]{1,40})?
     |all\s+the\s+best|(?:lots\s+of|much|all\s+my)\s+love
     |yours\s+(?:sincerely|truly|faithfully)|sincerely
     |(?:it['’]s\s+|that['’]s\s+)?(?:good|great|mixed|bad|sad)\s+news
@@ -268,6 +280,74 @@ _LEAD_IN = re.compile(
 )
 
 
+#: An interjection that opens a sentence, a name after it or not ("Ooh, show season, my
+#: favourite!", "Oh Priya, the poor thing!"): an exclamation of feeling — a word of
+#: :data:`_FEELING`, no value, no verb (:func:`_says_nothing`) — asserts nothing; "Oh, the
+#: ferry was cancelled!" and "Wow, three bedrooms and a sea view!" do.
+_INTERJECTION = re.compile(
+    r"^[\W_]*(?:oh+|ooh+|ah+|aw+|ha(?:ha)*|wow|gosh|blimey|crikey|golly|cor)"
+    r"(?:[ \t]+[A-Z][\w'’-]*)?[ \t]*[,!][ \t]*(?=\S)",
+    re.IGNORECASE,
+)
+_FEELING = re.compile(
+    r"\b(?:poor|lovely|favourite|favorite|bless|dear|diplomatic|classic|typical|as\s+ever"
+    r"|marvellous|wonderful|gorgeous|brilliant|fab|splendid|what\s+a|such\s+a|bless\s+(?:him|her))\b",
+    re.IGNORECASE,
+)
+#: A role in brackets closing a signature ("(Hon. Sec. and chief nagger)"); a bracket that
+#: opens like a sentence ("(the venue is closed …)") is none.
+_ROLE = re.compile(r"[ \t]*\((?!(?:the|a|an|it|we|i|they)\b)([^(),]*)\)[ \t]*[.!]?$")
+#: Words that say how things stand, which a feeling does not ("such a shame, no refunds!").
+_STATE = re.compile(
+    r"\b(?:no|not|none|never|nothing|out|free|closed|open|cancelled|canceled|full|late|early"
+    r"|empty|again|still|only|yet)\b",
+    re.IGNORECASE,
+)
+#: A line that only says what follows and to whom ("Gareth, notes for tonight's cttee
+#: below", "numbers for the minutes, Gareth", "Gareth, re V-H's email"): a name, a comma and
+#: a few verbless words that open with a note, a version or a reply
+#: (:data:`_PREAMBLE_OPENS`; :func:`_says_nothing`). "Unfortunately, no update yet" is no
+#: name; "Sam, stock below reorder level" and "Priya, figures up on last year" compare.
+_PREAMBLE = re.compile(
+    r"^(?:(?-i:(?P<name>[A-Z][a-z'’-]+)),[ \t]+(?P<after>[^.!?\d:]{1,60}?)"
+    r"|(?P<before>[^.!?\d,:]{1,60}?),[ \t]+(?-i:(?P<last>[A-Z][a-z'’-]+)))[ \t]*[.!]?$"
+)
+_PREAMBLE_OPENS = re.compile(
+    r"^(?:re|(?:(?:short|quick|brief|rough|full|final)\s+)?(?:notes?|version|summary|update"
+    r"|numbers|figures|rundown|round-?up|recap|answers?|reply|headlines?)"
+    r"|on\s+(?:the|your|his|her|their)\s+[\w'’-]+\s+(?:q|question|query)"
+    r"|for\s+the\s+[\w'’-]+,\s*(?:quick|short|brief)\s+version)\b",
+    re.IGNORECASE,
+)
+_COMPARING = re.compile(
+    r"\b(?:up|down|above|over|under|higher|lower|more|less|fewer)\b|\bbelow\b(?!\s*$)",
+    re.IGNORECASE,
+)
+#: Sentence adverbs and fillers that open a line like a name ("Unfortunately, …").
+_NOT_A_NAME = re.compile(
+    r"[a-z]+ly|also|still|meanwhile|otherwise|however|anyway|overall|again|yes|no|ok|okay"
+    r"|right|well|note|update|summary|sadly|currently|today|tonight|now|so|plus",
+    re.IGNORECASE,
+)
+#: Words that make a phrase assert: verbs and auxiliaries a short exclamation or preamble
+#: would need to say anything ("the poor thing" says nothing; "the loco is broken" does); an
+#: "'s" only after a pronoun ("that's"), not a possessive ("the webmaster's q").
+_ASSERTING = re.compile(
+    r"\b(?:is|are|was|were|be|been|being|am|has|have|had|did|does|do|will|would|can|could"
+    r"|should|shall|may|might|must|got|gets|get|went|goes|go|came|comes|made|makes|took"
+    r"|takes|said|says|shows|showed|ran|runs|won|lost|sold|broke|opened|closed|left|"
+    r"[a-z]+ed|[a-z]+n['’]t)\b|['’](?:re|ve|ll|d|m)\b"
+    r"|\b(?:that|it|he|she|there|here|what|who|where|this|everything|nothing)['’]s\b",
+    re.IGNORECASE,
+)
+
+
+def _says_nothing(words: str) -> bool:
+    """Whether a short phrase holds no value (a number in words is one) and no verb (see
+    :data:`_ASSERTING`)."""
+    return not protected_values(words) and _ASSERTING.search(words) is None
+
+
 #: Pictographs that close a sentence ("… incoming!! 🔥", "pls 🙏"): the words decide.
 _EMOJI_TAIL = re.compile(r"[\s\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200D]+$")
 
@@ -294,7 +374,35 @@ def is_pleasantry(text: str) -> bool:
         # "Good news tho, the appeal was approved." asserts; "Kind regards, Eleanor" signs
         rest = stripped[exclamation.end() :].strip()
         rest = re.sub(r"^[\W_]+", "", rest) if not re.match(r"^[\w\"'“‘(]", rest) else rest
-        return not rest or bool(_SIGNATURE.match(rest)) or is_pleasantry(rest)
+        # a role in brackets after the name ("Cheers, Maggie (Hon. Sec. and chief nagger)");
+        # "Thanks, Dave (the boiler needs replacing)" says something in its brackets
+        role = _ROLE.search(rest)
+        signed = rest
+        if role is not None and len(role.group(1).split()) <= 6 and _says_nothing(role.group(1)):
+            signed = rest[: role.start()]
+        return not rest or bool(_SIGNATURE.match(signed)) or is_pleasantry(rest)
+    interjection = _INTERJECTION.match(stripped)
+    if interjection is not None and stripped.endswith("!"):
+        rest = stripped[interjection.end() :]
+        if (
+            len(rest.split()) <= 8
+            and _FEELING.search(rest)
+            and not _STATE.search(rest)
+            and _says_nothing(rest)
+        ):
+            return True
+    preamble = _PREAMBLE.match(stripped)
+    if preamble is not None and not _NOT_A_NAME.fullmatch(
+        preamble.group("name") or preamble.group("last")
+    ):
+        said = (preamble.group("after") or preamble.group("before")).strip()
+        if (
+            len(said.split()) <= 6
+            and _PREAMBLE_OPENS.match(said)
+            and not _COMPARING.search(said)
+            and _says_nothing(said)
+        ):
+            return True
     if _PROPER_START.match(stripped):
         return False
     lead_in = _LEAD_IN.match(stripped)

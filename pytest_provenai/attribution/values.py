@@ -177,15 +177,15 @@ _TIME_UNITS = {
 #: A time unit after its number: a word, or one letter written on the number ("1h 20m"; "5 m"
 #: is five metres).
 _TIME_UNIT = r"(?:[ \t]*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)|[hms])"
-#: Durations no single library reads: two units ("1 hr 20 min", "1h 20m", "2 min 45 s", "an
-#: hour and 25 minutes", "2 days and 3 hours"), a unit and a fraction after it ("an hour and
-#: a half"), a fraction of a unit ("half an hour", "a quarter of an hour", "three quarters of
-#: an hour", "half a kilo").
+#: Durations no single library reads: two or three units ("1 hr 20 min", "1h 20m", "2 min
+#: 45 s", "an hour and 25 minutes", "2 days and 3 hours", "3 hours, 4 minutes and 52
+#: seconds"), a unit and a fraction after it ("an hour and a half"), a fraction of a unit
+#: ("half an hour", "a quarter of an hour", "three quarters of an hour", "half a kilo").
 _DURATION = (
-    rf"\b(?:(?P<a>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ua>{_TIME_UNIT}|[ \t]+h)\b[ \t]+(?:and[ \t]+)?"
+    rf"\b(?:(?P<a>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ua>{_TIME_UNIT}|[ \t]+h)\b,?[ \t]+(?:and[ \t]+)?"
     rf"|(?P<a1>an?|one)[ \t]+(?P<ua1>{_TIME_UNIT})\b[ \t]+and[ \t]+)"
     rf"(?P<b>\d+(?:\.\d+)?|{_NUMWORDS})(?P<ub>{_TIME_UNIT}|[ \t]+[hms])\b"
-    rf"(?:[ \t]+(?:and[ \t]+)?(?P<c3>\d+|{_NUMWORDS})(?P<u3>{_TIME_UNIT}|[ \t]+[hms])\b)?"
+    rf"(?:,?[ \t]+(?:and[ \t]+)?(?P<c3>\d+|{_NUMWORDS})(?P<u3>{_TIME_UNIT}|[ \t]+[hms])\b)?"
     rf"|\b(?P<c>an?|one|\d+|{_NUMWORDS})\s+(?P<uc>[a-z]+?)s?\s+and\s+"
     r"(?P<fc>a\s+half|a\s+quarter|three\s+quarters)\b"
     # the fraction between the number and its unit ("7 and a half minutes")
@@ -816,14 +816,21 @@ def _duration(bare: str, span: tuple[int, int]) -> Value | None:
     if m is None:
         return None
     if m.group("ub"):
+        words = ((m.group("ua") or m.group("ua1")).strip(), m.group("ub").strip())
+        third = (m.group("u3") or "").strip()
+        if "," in bare and 1 in (len(words[0]), len(words[1]), len(third)):
+            return None  # "1413hrs, 1.1m": a time and a length; "3 hours, 4 minutes" is one
         a, b = _amount(m.group("a") or m.group("a1")), _amount(m.group("b"))
-        ua = _time_unit((m.group("ua") or m.group("ua1")).strip())
-        ub = _time_unit(m.group("ub").strip())
+        ua, ub = _time_unit(words[0]), _time_unit(words[1])
         if a is None or b is None or ua is None or ub is None or ua <= ub:
             return None  # "20 minutes 1 hour", "3 days, 4 days": no one duration
+        if "," in bare and (b * ub >= ua or re.match(r"\d{4}", bare)):
+            # "ETA 1400 hrs, 30 minutes late": a clock, then a delay; "2 hours, 90 minutes":
+            # a part worth a whole larger unit
+            return None
         if m.group("u3"):  # "3h 31m 52s"
-            c, uc = _amount(m.group("c3")), _time_unit(m.group("u3").strip())
-            if c is None or uc is None or ub <= uc:
+            c, uc = _amount(m.group("c3")), _time_unit(third)
+            if c is None or uc is None or ub <= uc or ("," in bare and c * uc >= ub):
                 return None
             return _in_minutes(bare, a * ua + b * ub + c * uc, span)
         return _in_minutes(bare, a * ua + b * ub, span)
@@ -1446,9 +1453,19 @@ _RETRACTED = re.compile(
 )
 
 
+#: What follows "the one" that makes it a pronoun: a clause or a place ("the one you want",
+#: "the one on the left", "the one that broke"); a noun makes it a count ("the one sheet"),
+#: and so do "just the one," / "only the one" and "the one in stock" / "on hand".
+_PRONOUN_AFTER = re.compile(
+    r"\s+(?:you|that|which|who|i|we|they|he|she|it|with|from|by)\b"
+    r"|\s+(?:on|in|at|for|to)\s+(?:the|your|my|our|his|her|their|its)\b|\s*[,.;:!?)]",
+    re.IGNORECASE,
+)
+
+
 def _filler(v: Value, text: str) -> bool:
-    """``one`` in "one of", "no one", "that one", "each one", "a shorter 12-second one"…: a
-    pronoun, not a count."""
+    """``one`` in "one of", "no one", "that one", "each one", "a shorter 12-second one", "the
+    one you want"…: a pronoun, not a count."""
     if v.kind != "number" or v.text.casefold() != "one":
         return False
     after = text[v.span[1] : v.span[1] + 4].casefold()
@@ -1462,6 +1479,10 @@ def _filler(v: Value, text: str) -> bool:
         is not None
         or re.search(rf"\b(?:a|an|the)\s+(?:(?!{_NOT_MODIFIERS}\s)[\w'’-]+\s+){{1,3}}$", before)
         is not None
+        or (
+            re.search(r"(?<!just )(?<!only )\bthe\s+$", before) is not None
+            and _PRONOUN_AFTER.match(text, v.span[1]) is not None
+        )
     )
 
 
@@ -2122,6 +2143,39 @@ def _identifier_within(key: str, folded_evidence: str) -> bool:
     return re.search(pattern, folded_evidence) is not None
 
 
+#: Words people cut short and glue to a number ("rd3", "bd1", "wk12"), and what they stand
+#: for. A table, not a rule: "letters in order" finds "rd" in "ranked" and "wk" in "worked".
+_CUT_WORDS: dict[str, tuple[str, ...]] = {
+    "rd": ("round", "rd"),
+    "rds": ("rounds",),
+    "bd": ("board", "bd"),
+    "wk": ("week", "wk"),
+    "rm": ("room",),
+    "ch": ("chapter",),
+    "pt": ("part",),
+    "qtr": ("quarter",),
+    "yr": ("year",),
+    "fl": ("floor",),
+    "pl": ("platform",),
+    "vol": ("volume",),
+    "ep": ("episode",),
+    "lvl": ("level",),
+}
+
+
+def _abbreviated(key: str, folded_evidence: str) -> bool:
+    """Whether identifier ``key`` is a word of :data:`_CUT_WORDS` cut short and glued to
+    its number ("rd3", "bd1", "wk12") that the evidence writes out: the word, then the
+    number ("round 3", "board: 1", "Week #12", "bd: 1"), not the first of a range ("boards:
+    1-7")."""
+    m = re.fullmatch(r"([a-z]{2,3})(\d{1,3})", key)
+    if m is None or m.group(1) not in _CUT_WORDS:
+        return False
+    words = "|".join(_CUT_WORDS[m.group(1)])
+    pattern = rf"\b(?:{words})[ \t]*(?:(?:[:#]|no\.?)[ \t]*)?0*{m.group(2)}(?![\w.]|[,\-–]\d)"
+    return re.search(pattern, folded_evidence) is not None
+
+
 _PERIOD_WORDS = {"daily": "day", "hourly": "hour", "weekly": "week", "monthly": "month"}
 _PERIOD_WORDS |= {"yearly": "year", "annual": "year", "annually": "year", "nightly": "night"}
 _RATE_DENOMINATOR = re.compile(
@@ -2330,7 +2384,7 @@ def match_values(
         if not present and v.kind == "quantity" and "/" in str(v.key[3]):
             present = _rate_stated(v, texts)
         if not present and v.kind == "identifier":
-            present = _identifier_within(str(v.key), folded)
+            present = _identifier_within(str(v.key), folded) or _abbreviated(str(v.key), folded)
         if not present and v.kind == "number" and re.fullmatch(r"\d{3,}", v.text):
             # "4471 is still in transit" names shipment FX-SH-4471: the number is the last
             # group of a code that starts with a letter ("ce-2035-7719", not "http_502_n")
