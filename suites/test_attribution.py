@@ -66,9 +66,11 @@ from pytest_provenai.api import AnyCase, AttributionFn, RecordFn
 # reject F1 0.796), the thirty-seventh (no new domain) 1,060/1,452 (0.730, reject F1 0.799),
 # the thirty-eighth (no new domain) 1,061/1,452 (0.731, reject F1 0.800), the thirty-ninth
 # (no new domain) 1,065/1,452 (0.733, reject F1 0.802), the fortieth (no new domain) the
-# same, no test verdict changed; floors unchanged.
-HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.802 (twenty-three domains)
-HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.733 (1,065/1,452); target 0.85
+# same, no test verdict changed. Twenty-four since the forty-first (textile_mill, likewise):
+# reject F1 0.802, verdicts 0.734 (1,144/1,558; the twenty-three before 1,067/1,452,
+# textile_mill 77/106 as read fresh); floors unchanged.
+HANDWRITTEN_REJECT_F1 = 0.78  # measured 0.802 (twenty-four domains)
+HANDWRITTEN_VERDICT_ACCURACY = 0.71  # measured 0.734 (1,144/1,558); target 0.85
 # Every probe blocked until the fourteenth round: its test domain's two probes pass, with the
 # thirteenth-round verifier too (16/18 both). In the fifteenth a food_bank probe passes too
 # (17/20 blocked, one wrong attribution retained). The floors record those measurements so
