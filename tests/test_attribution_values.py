@@ -2972,3 +2972,154 @@ def test_forty_eighth_session_an_abbreviated_word_glued_to_its_number() -> None:
     # a table of cut words, not "letters in order": "wk" is not "worked", "rd" not "ranked"
     assert present("wk12 rota", "week 14; the crew worked 12 shifts") == [False]
     assert present("rd3 drawn", "Team ranked 3, playing in round 5") == [False]
+
+
+def test_forty_ninth_session_high_and_low_given_to_one_noun() -> None:
+    """ "high" / "low" and "positive" / "negative" count in prose and log lines when both
+    sides give them to one noun; a different noun, or a unit that says both, settles
+    nothing."""
+    log = "2033-11-19 13:38 RS-02 E-217 hydraulic pressure low - cut aborted"
+    said = "E-217 was logged as a high hydraulic pressure fault."
+    assert polarity(said, log).antonym == ("high", "low")
+    assert polarity("E-217 was logged as a low hydraulic pressure fault.", log).antonym is None
+    lab = "The ferritin screen was negative on 3 May."
+    assert polarity("The ferritin screen was positive.", lab).antonym == ("positive", "negative")
+    # another noun: "the high street" is no level of stock
+    assert polarity("The high street branch closes at 5pm.", "Stock is low.").antonym is None
+    assert polarity("Water was high at the weir.", "A low bridge crosses the weir.").antonym is None
+    # the unit says the claim's word too: which one the claim means is unsure
+    tides = "Low tide 12:05, high tide 18:10."
+    assert polarity("The tide is high at 12:05.", tides).antonym is None
+
+
+def test_forty_ninth_session_a_field_said_of_another_person_negates_nothing() -> None:
+    """A yes/no field given, in a claim of several clauses, only to a named person the
+    record does not hold ("<First Last> as a <field>") is another record's."""
+    member = "member_id: M-046\nname: Callum Strand\ngrade: trainee\nparty_leader: no"
+    both = "The database lists Callum Strand as a trainee and Tobias Wrenfield as a party leader."
+    assert not polarity(both, member).conflict
+    # said of the record's own person, the field still contradicts
+    assert polarity("Callum Strand is a trainee and a party leader.", member).flag
+    assert polarity("Callum Strand is a party leader.", member).flag
+
+
+def test_forty_ninth_session_close_that_is_near_or_a_street_is_not_shut() -> None:
+    """ "came close", "as close to", a street called "… Close": no opposite of "open"; the
+    verb still is."""
+    skate = "Lunchtime public skate: 231 booked, rink open"
+    assert (
+        polarity("The lunchtime skate came close as well, with 231 booked.", skate).antonym is None
+    )
+    assert polarity("Park as close to the rink as you can; it is open.", skate).antonym is None
+    street = "Fennimore Close: bins emptied Tuesday; depot open"
+    assert polarity("Bins on Fennimore Close are emptied Tuesday.", street).antonym is None
+    assert polarity("The rink will close at lunchtime.", skate).antonym == ("close", "open")
+    assert polarity("The depot is open Tuesday.", "The depot will close on Tuesday.").antonym
+
+
+def test_forty_ninth_session_words_in_a_sense_no_opposite_has() -> None:
+    """ "raised" a deviation is filed, not increased; "unsanctioned" agrees with
+    ``sanctioned: False``. The other senses still oppose."""
+    crf = "visit_status: completed - out of window (deviation PD-0093)\ndose: 100 mg (dose reduced)"
+    filed = "The visit was completed out of window, so deviation PD-0093 was raised."
+    assert polarity(filed, crf).antonym is None
+    assert polarity("The nurse raised a concern about the dose.", crf).antonym is None
+    assert polarity("The dose was raised to 150 mg.", crf).antonym == ("raised", "reduced")
+    bout = "bout_id: BRD-34-04\nhome: Brackwell Rust Belles\nsanctioned: False"
+    assert polarity("Rust Belles at half 7, unsanctioned.", bout).antonym is None
+    sanctioned = bout.replace("False", "True")
+    assert polarity("Rust Belles at half 7, unsanctioned.", sanctioned).antonym == (
+        "unsanctioned",
+        "sanctioned",
+    )
+
+
+def test_forty_ninth_session_a_negation_just_after_if_is_a_condition() -> None:
+    """A negation a few words after "if" / "unless" / "whether" states a condition, not a
+    fact; one further on, after "and", or in a code ("Form IF-12") still negates."""
+    appt = "client: Renata Szabo\ndeposit_status: requested\nnotes: hold released if deposit not in"
+    assert not polarity("Renata Szabo's deposit is the only one out.", appt).negation
+    assert polarity("The deposit was not requested from Renata Szabo.", appt).negation
+    rain = "Match cancelled due to rain."
+    assert polarity("Even if it rains the match is not cancelled.", rain).negation
+    assert polarity("Form IF-12 has not been signed.", "Form IF-12 signed by the tenant.").negation
+    dnd = "If DND is on at 16:00 and the guest can be reached, staff wait."
+    assert polarity(
+        "If DND is on at 16:00 and the guest cannot be reached, staff wait.", dnd
+    ).negation
+
+
+def test_forty_ninth_session_review_cases_stay_conflicts() -> None:
+    """What the review of this round's first form found it let through: each still
+    conflicts."""
+    # another noun beside "high" / "low", another machine, a clause the claim does not say
+    assert (
+        polarity("Assessed as high risk of falls.", "Score 8: low risk of pressure ulcers").antonym
+        is None
+    )
+    assert polarity("CPU usage high on web-01.", "web-02 CPU usage low").antonym is None
+    assert polarity("Bookings were high in August.", "Bookings low in February").antonym is None
+    # "raised" a quantity, "cleared" an alarm, a capitalised verb "Close"
+    assert polarity(
+        "Ops raised the alert threshold to 95%.", "Alert threshold lowered to 80%."
+    ).antonym
+    assert polarity("Ticket priority was raised to P1.", "Ticket priority lowered to P3.").antonym
+    assert polarity("The zone 3 alarm was cleared for the night.", "Zone 3 alarm active").antonym
+    assert polarity("Alarm cleared to normal.", "Zone 3 alarm active").antonym
+    assert polarity("Applications Close 5 May.", "Applications open until 31 May.").antonym
+    # a field given to no named person, or a record that names no person
+    paid = "ref: B-1\ndeposit_paid: no\nname: Ann Lee"
+    assert polarity("Booking B-1 is confirmed, and the deposit was paid by Tom Baker.", paid).flag
+    member = "name: Callum Strand\nparty_leader: no"
+    assert polarity("Callum is a trainee, and Sarah Khan says he is a party leader.", member).flag
+    assert polarity(
+        "Last Friday he trained, and The Riverside has him as a party leader.", member
+    ).flag
+    staff = "staff_id: S-12\nrole: nurse\nfirst_aider: no"
+    assert polarity("Staff S-12 is a nurse, and Maria Lopez is a first aider.", staff).flag
+    # a condition three words long at most, no article, no capital
+    rain = "Match cancelled due to rain."
+    assert polarity("If wet the match is not cancelled.", rain).negation
+    assert polarity("Chase if overdue Invoice not paid", "Invoice paid").negation
+    # a claim that negates the bare word agrees with the prefixed one
+    terms = "refundable: no\nterms: non-refundable deposit"
+    assert not polarity("The deposit is not refundable.", terms).conflict
+    # one field says no, another yes: the prefixed word still conflicts
+    jabs = "vaccinated_flu: no\nvaccinated_mmr: yes"
+    assert polarity("The child is unvaccinated.", jabs).antonym == ("unvaccinated", "vaccinated")
+
+
+def test_forty_ninth_session_second_review_cases() -> None:
+    """What the second review of this round's rules found: each decides as the old code
+    did."""
+    # a negated, conditional, capitalised or set-phrase "high"; another clause's words
+    low_bp = "Blood pressure low."
+    assert polarity("High blood pressure was never recorded.", low_bp).antonym is None
+    assert (
+        polarity("The High Court backlog figures were out.", "Court backlog low.").antonym is None
+    )
+    assert (
+        polarity("Attendance at the high school was counted.", "School attendance low.").antonym
+        is None
+    )
+    assert polarity("Page on-call if CPU usage is high.", "CPU usage low.").antonym is None
+    sodium = "Sodium levels low."
+    assert polarity("Sodium was checked; potassium levels were high.", sodium).antonym is None
+    # a condition that hedges or names a subject is no condition
+    refunds = "Refunds are given within 14 days."
+    assert polarity("Unless stated otherwise no refunds are given.", refunds).negation
+    assert polarity("If asked staff do not share passwords.", "Staff share passwords.").negation
+    # a person named as the object of another verb keeps the record's field
+    member = "name: Callum Strand\nparty_leader: no"
+    replaced = "In March, Callum Strand replaced Tobias Wrenfield as party leader."
+    assert polarity(replaced, member).flag
+    # "raised" after "per", before a number; the claim says both "open" and "close"
+    price = "Price per order reduced last month."
+    assert polarity("The price per order was raised last month.", price).antonym
+    assert polarity("Order 4471 was raised 20% after review.", "Order 4471 reduced 20%.").antonym
+    rink = "The rink will close at 14:00."
+    assert polarity("The rink is open; attendance came close to a record.", rink).antonym is None
+    # a prefixed word only some bare uses of which the claim negates
+    fees = "deposit: non-refundable\nbooking_fee: non-refundable"
+    both = "The deposit is refundable, but the booking fee is not refundable."
+    assert polarity(both, fees).antonym == ("refundable", "non-refundable")

