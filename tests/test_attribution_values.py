@@ -3050,8 +3050,8 @@ def test_forty_ninth_session_a_negation_just_after_if_is_a_condition() -> None:
 
 
 def test_forty_ninth_session_review_cases_stay_conflicts() -> None:
-    """What the review of this round's first form found it let through: each still
-    conflicts."""
+    """What the first review of this round's rules found them getting wrong: each now
+    decides as it should (a conflict where the two sides disagree, none where they agree)."""
     # another noun beside "high" / "low", another machine, a clause the claim does not say
     assert (
         polarity("Assessed as high risk of falls.", "Score 8: low risk of pressure ulcers").antonym
@@ -3090,8 +3090,8 @@ def test_forty_ninth_session_review_cases_stay_conflicts() -> None:
 
 
 def test_forty_ninth_session_second_review_cases() -> None:
-    """What the second review of this round's rules found: each decides as the old code
-    did."""
+    """What the second review of this round's rules found them getting wrong: each now
+    decides as the old code did."""
     # a negated, conditional, capitalised or set-phrase "high"; another clause's words
     low_bp = "Blood pressure low."
     assert polarity("High blood pressure was never recorded.", low_bp).antonym is None
