@@ -723,7 +723,7 @@ def _phrase_opposite(claim: str, unit: str) -> tuple[str, str] | None:
 #: set phrase after it.
 _HEDGED = re.compile(r"\b(?:if|should|when|whenever|unless|whether)\b", re.IGNORECASE)
 _SET_PHRASE = re.compile(
-    r"[ \t-]+(?:school|street|court|road|season|tide|tea|commission|five|street|ground|point)\b",
+    r"[ \t-]+(?:school|street|court|road|season|tide|tea|commission|five|ground|point)\b",
     re.IGNORECASE,
 )
 
@@ -839,7 +839,8 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
     if about == unit:
         about = _claim_sentences(claim, unit)
     said_c, said_u = _one_negative_form(claim, about)
-    unit_text = said_u if about == unit else _one_negative_form(claim, unit)[1]
+    whole = _one_negative_form(claim, unit)[1]
+    unit_text = said_u if about == unit else whole
     unit_words = set(_words(unit_text))
     shared = (content_terms(claim) & content_terms(unit)) - _NEGATION_WORDS
     neg_c = _about(said_c, unit)
@@ -849,7 +850,7 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
         and len(shared) >= 2
         and not (fields and _says_none(claim, unit))
         and not _restriction(said_c, said_u)
-        and not (neg_c and _negated_alike(said_c, _one_negative_form(claim, unit)[1]))
+        and not (neg_c and _negated_alike(said_c, whole))
     )
     antonym: tuple[str, str] | None = None
     # words in a sense no opposite has aside ("came close", "raised a concern")
