@@ -927,3 +927,48 @@ def test_twenty_first_round_a_name_only_the_other_output_has_outweighs_a_word() 
     assert anchor(r, unnamed, unnamed, outputs) is r
     both = "For Larkspur Road and Fennimore Close, the blue bin will be emptied on Tuesday 17 June."
     assert anchor(r, both, both, outputs) is r
+
+
+def test_a_choice_holding_none_of_two_values_does_not_keep_the_claim() -> None:
+    """The terms page the centroid picked says "daily rate" and "deposit" but holds neither
+    of the claim's two amounts; the booking holds both: the claim is checked there (its
+    words no longer keep it in the page). One value alone, or a page holding one of the
+    two, still keeps it."""
+    outputs = {
+        "terms": "Standard terms: the daily rate and the deposit are set per booking. "
+        "A deposit is refunded within 14 days of return.",
+        "booking": "booking: HX-2201\nvehicle: Skoda Fabia\nrate_per_day_eur: 61\n"
+        "security_hold_eur: 250",
+    }
+    r = route([1.0, 0.0], {"terms": [1.0, 0.0], "booking": [0.8, 0.6]})
+    claim = "The car costs 61 euros a day, with a 250 euro deposit."
+    assert (anchor(r, claim, claim, outputs).source, anchor(r, claim, claim, outputs).status) == (
+        "booking",
+        "value_anchored",
+    )
+    one = "The deposit is 250 euros."
+    assert anchor(r, one, one, outputs) is r
+    held = {**outputs, "terms": outputs["terms"] + " Typical deposit: 250 euros."}
+    assert anchor(r, claim, claim, held) is r
+
+
+def test_a_claim_naming_a_tool_is_also_checked_against_that_tools_output() -> None:
+    """Two record tools: the claim names the water-test log, and its words went to the
+    plant-feed record (the same family, so no conflation to decide): the named tool's
+    output is read too. A claim naming only the family, or the routed tool itself, is not
+    routed again."""
+    tools = {"get_water_test_log": "record", "get_plant_feed": "record"}
+    calls = (
+        call(0, "get_plant_feed", out("feed-1", "feed: hypochlorite\nrate_ml_h: 140\nalarm: none")),
+        call(1, "get_water_test_log", out("wq-1", "time: 13:10\nfree_chlorine_ppm: 0.7")),
+    )
+    evidence = collect_evidence(calls, tools)
+    claim = "The water test log has free chlorine at 0.7 ppm at 13:10."
+    attribution = find_attribution(claim, tools)
+    assert attribution.tool == "get_water_test_log"
+    to_feed = route([1.0, 0.0], {"feed-1": [1.0, 0.0], "wq-1": [0.6, 0.8]})
+    named = stated_route(attribution, to_feed, evidence)
+    assert named is not None and (named.source, named.status) == ("wq-1", "stated_source")
+    assert stated_route(attribution, named, evidence) is None  # already the named tool's
+    family_only = find_attribution("The record has free chlorine at 0.7 ppm.", tools)
+    assert family_only.tool is None and stated_route(family_only, to_feed, evidence) is None

@@ -600,20 +600,29 @@ _CONFLICTS = frozenset((*CONFLICT_REASONS, "high_confidence_contradiction"))
 
 def stated_route(attribution: Attribution, r: Route, evidence: EvidenceSet) -> Route | None:
     """The route to the source a claim names, when its content route went to a source the
-    stated attribution does not fit: the named tool's (or family's) output nearest the
-    claim, with status ``stated_source``; None otherwise."""
+    stated attribution does not fit, or to another tool's output than the tool it names:
+    the named tool's (or family's) output nearest the claim, with status ``stated_source``;
+    None otherwise."""
     if attribution.status != "stated" or r.source is None:
         return None
     by_source = evidence.by_source()
     routed = by_source[r.source]
-    if compatible(attribution, routed.tool, routed.family) is not False:
-        return None
     scores = dict(r.ranking)
-    named = [
-        e.source
-        for e in evidence.items
-        if e.source in scores and compatible(attribution, e.tool, e.family)
-    ]
+    fits = compatible(attribution, routed.tool, routed.family)
+    if fits is False:
+        named = [
+            e.source
+            for e in evidence.items
+            if e.source in scores and compatible(attribution, e.tool, e.family)
+        ]
+    elif attribution.tool is not None and attribution.tool != routed.tool:
+        # the claim names a tool, and its words went to another tool's output of the same
+        # family ("on our test log" routed to the plant feed): the named tool's is read too
+        named = [
+            e.source for e in evidence.items if e.source in scores and e.tool == attribution.tool
+        ]
+    else:
+        return None
     if not named:
         return None
     best = max(named, key=lambda s: scores[s])  # first of equals: the evidence's order

@@ -14,7 +14,9 @@ entered 6 subjects" when the 6 is another person's, would be moved to that recor
 Only the claim's words count here, its values cut out: they were compared by meaning ("24
 July 2032" is in ``2032-07-24T06:00``, whose tokens hold no "july").
 A word the choice has only as a field name (``meter`` in ``meter: FVW-88302``) names the
-kind of record, not this record, and does not hold the claim there.
+kind of record, not this record, and does not hold the claim there; nor do its words hold a
+claim of two or more values of which the choice holds none (a terms page that says "daily
+rate" and "deposit" against a booking holding both amounts).
 
 Vectors are sequences of floats (any embedding model); sums use ``math.fsum`` so the same
 inputs give the same scores on every run. Pure Python.
@@ -150,6 +152,9 @@ def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Ro
     # "2032-07-24T06:00", whose tokens hold no "july")
     words = cut_values(content, [v for v in claim_values(content) if v.kind != "text"])
     theirs = any(_says(other, name) and not _says(chosen, name) for name in named)
+    # the chosen output holds none of two or more values the target holds all of: its
+    # words do not keep the claim there
+    theirs = theirs or (held[r.source] == 0 and len(values) >= 2)
     if not theirs and any(t in chosen_terms and t not in other_terms for t in content_terms(words)):
         # a word only the chosen output has keeps the claim there, unless the claim names
         # what only the other has ("the calendar for Larkspur Road" routed to another
