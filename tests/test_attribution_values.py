@@ -3123,3 +3123,27 @@ def test_forty_ninth_session_second_review_cases() -> None:
     fees = "deposit: non-refundable\nbooking_fee: non-refundable"
     both = "The deposit is refundable, but the booking fee is not refundable."
     assert polarity(both, fees).antonym == ("refundable", "non-refundable")
+
+
+def test_fiftieth_session_two_values_one_row_holds_name_it_before_a_notes_word() -> None:
+    """Two values that one row holds name that row when the row a word of the claim picks
+    (by another row's note) holds neither; a name in a short cell still names its row, and a
+    value another row holds is still that row's."""
+    table = (
+        "site,time,nitrate_mgl,notes\n"
+        "Weir,08:00,4.1,\n"
+        "Weir,10:40,2.6,\n"
+        'Weir,11:15,3.0,"repeat sample after probe swap"\n'
+    )
+    claim = "Sample at 1040: 2.6."
+    assert not row_check(claim, read_values(claim), table).conflict
+    wrong = "Sample at 1040: 3.0."
+    assert row_check(wrong, read_values(wrong), table).conflict
+    named = (
+        "angler,weighed,lb\n"
+        "Pasco,09:10,12.5\n"
+        "Trelawny,10:05,8.25\n"
+        "Pengelly,11:30,14.0\n"
+    )
+    swapped = "Pasco weighed in at 10:05 with 8.25 lb."
+    assert row_check(swapped, read_values(swapped), named).conflict
