@@ -3139,11 +3139,6 @@ def test_fiftieth_session_two_values_one_row_holds_name_it_before_a_notes_word()
     assert not row_check(claim, read_values(claim), table).conflict
     wrong = "Sample at 1040: 3.0."
     assert row_check(wrong, read_values(wrong), table).conflict
-    named = (
-        "angler,weighed,lb\n"
-        "Pasco,09:10,12.5\n"
-        "Trelawny,10:05,8.25\n"
-        "Pengelly,11:30,14.0\n"
-    )
+    named = "angler,weighed,lb\nPasco,09:10,12.5\nTrelawny,10:05,8.25\nPengelly,11:30,14.0\n"
     swapped = "Pasco weighed in at 10:05 with 8.25 lb."
     assert row_check(swapped, read_values(swapped), named).conflict
