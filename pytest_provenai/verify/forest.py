@@ -283,7 +283,7 @@ def choose_threshold(points: Sequence[Mapping[str, Any]]) -> float:
     through. In the thirteenth round that rule moved the refitted threshold from 0.60 (F1
     0.837) to 0.65 (0.832), which on the hand-written validation domains cost 13 of 270
     verdicts and 14 of 123 supported claims for two contradictions fewer passed; it was
-    removed (docs/attribution.md, thirteenth round)."""
+    removed (docs/attribution-history.md, thirteenth round)."""
     best = max(s["reject_f1"] for s in points)
     return float(max(s["threshold"] for s in points if s["reject_f1"] == best))
 
