@@ -950,6 +950,24 @@ def test_a_choice_holding_none_of_two_values_does_not_keep_the_claim() -> None:
     assert anchor(r, one, one, outputs) is r
     held = {**outputs, "terms": outputs["terms"] + " Typical deposit: 250 euros."}
     assert anchor(r, claim, claim, held) is r
+    # two records of one shape: "estate" says which one the claim is about, and the
+    # hatchback's two amounts said of it are a contradiction to be read there (a review's
+    # invented pair that the first form of the rule moved)
+    cars = {
+        "estate": "vehicle: estate\nrate_per_day_eur: 74\ndeposit_eur: 400",
+        "hatch": "vehicle: hatchback\nrate_per_day_eur: 49\ndeposit_eur: 250",
+    }
+    picked = route([1.0, 0.0], {"estate": [1.0, 0.0], "hatch": [0.8, 0.6]})
+    swapped = "The estate costs 49 euros a day with a 250 euro deposit."
+    assert anchor(picked, swapped, swapped, cars) is picked
+    # ... and a table's cell names its row the same way ("kitchen"), whatever the shapes
+    rooms = {
+        "sensors": "room,temp_c,humidity_pct\nkitchen,19,40\nhall,18,45",
+        "bedroom": "sensor: SN-4\nlocation: bedroom\nreading_c: 22\nrh_pct: 55",
+    }
+    chosen = route([1.0, 0.0], {"sensors": [1.0, 0.0], "bedroom": [0.8, 0.6]})
+    kitchen = "The kitchen is at 22 degrees with 55% humidity."
+    assert anchor(chosen, kitchen, kitchen, rooms) is chosen
 
 
 def test_a_claim_naming_a_tool_is_also_checked_against_that_tools_output() -> None:
@@ -972,3 +990,21 @@ def test_a_claim_naming_a_tool_is_also_checked_against_that_tools_output() -> No
     assert stated_route(attribution, named, evidence) is None  # already the named tool's
     family_only = find_attribution("The record has free chlorine at 0.7 ppm.", tools)
     assert family_only.tool is None and stated_route(family_only, to_feed, evidence) is None
+    # the named tool's output is another person's: a name the claim and its routed output say
+    # and that output lacks keeps it away (a review's invented pair)
+    pupils = {"get_pupil": "record", "get_reading_log": "record"}
+    logs = collect_evidence(
+        (
+            call(0, "get_pupil", out("pupil-1", "pupil: Jake Moss\nyear: 4\nminutes_week: 20")),
+            call(
+                1, "get_reading_log", out("rl-1", "pupil: Amy Moss\nbook: Owl Babies\nminutes: 35")
+            ),
+        ),
+        pupils,
+    )
+    jake = "The reading log shows Jake Moss read for 35 minutes."
+    to_pupil = route([1.0, 0.0], {"pupil-1": [1.0, 0.0], "rl-1": [0.6, 0.8]})
+    assert stated_route(find_attribution(jake, pupils), to_pupil, logs, jake) is None
+    amy = "The reading log shows Amy Moss read for 35 minutes."
+    named_amy = stated_route(find_attribution(amy, pupils), to_pupil, logs, amy)
+    assert named_amy is not None and named_amy.source == "rl-1"

@@ -30,10 +30,18 @@ from pytest_provenai.attribution.conversation import (
 from pytest_provenai.attribution.decompose import Claim, decompose
 from pytest_provenai.attribution.families import Attribution, compatible, implied_attribution
 from pytest_provenai.attribution.features import Signals, claim_features
-from pytest_provenai.attribution.routing import Route, anchor, centroid, cosine, on_topic, route
+from pytest_provenai.attribution.routing import (
+    Route,
+    anchor,
+    centroid,
+    cosine,
+    on_topic,
+    route,
+    says_name,
+)
 from pytest_provenai.attribution.rows import numbered_records, tabular_records
 from pytest_provenai.attribution.statement import FAMILY_DESCRIPTIONS, Listing
-from pytest_provenai.attribution.support import CONFLICT_REASONS, support_signals
+from pytest_provenai.attribution.support import CONFLICT_REASONS, names, support_signals
 from pytest_provenai.attribution.verdict import (
     AnswerVerdict,
     ClaimDecision,
@@ -559,7 +567,7 @@ def prepare_claims(
         r = on_topic(r, claim.text, earlier, outputs, tool_of, family_of)
         p = prepared(claim, q, r)
         if stated_routes:
-            named = stated_route(claim.attribution, r, evidence)
+            named = stated_route(claim.attribution, r, evidence, claim.text)
             if named is not None:
                 p = replace(p, stated=prepared(claim, q, named))
         out.append(p)
@@ -598,11 +606,15 @@ def named_or_routed(routed: ClaimDecision, named: ClaimDecision | None) -> Claim
 _CONFLICTS = frozenset((*CONFLICT_REASONS, "high_confidence_contradiction"))
 
 
-def stated_route(attribution: Attribution, r: Route, evidence: EvidenceSet) -> Route | None:
+def stated_route(
+    attribution: Attribution, r: Route, evidence: EvidenceSet, text: str = ""
+) -> Route | None:
     """The route to the source a claim names, when its content route went to a source the
-    stated attribution does not fit, or to another tool's output than the tool it names:
-    the named tool's (or family's) output nearest the claim, with status ``stated_source``;
-    None otherwise."""
+    stated attribution does not fit, or to another tool's output than the tool it names
+    (then only an output of that tool that says every name of the claim's ``text`` that the
+    routed output says: "The reading log shows Jake Moss read for 35 minutes", routed to
+    Jake Moss's record, is not read against Amy Moss's log): the named tool's (or family's)
+    output nearest the claim, with status ``stated_source``; None otherwise."""
     if attribution.status != "stated" or r.source is None:
         return None
     by_source = evidence.by_source()
@@ -618,8 +630,13 @@ def stated_route(attribution: Attribution, r: Route, evidence: EvidenceSet) -> R
     elif attribution.tool is not None and attribution.tool != routed.tool:
         # the claim names a tool, and its words went to another tool's output of the same
         # family ("on our test log" routed to the plant feed): the named tool's is read too
+        said = [n for n in names(text) if says_name(routed.text, n)]
         named = [
-            e.source for e in evidence.items if e.source in scores and e.tool == attribution.tool
+            e.source
+            for e in evidence.items
+            if e.source in scores
+            and e.tool == attribution.tool
+            and all(says_name(e.text, n) for n in said)
         ]
     else:
         return None

@@ -16,7 +16,9 @@ July 2032" is in ``2032-07-24T06:00``, whose tokens hold no "july").
 A word the choice has only as a field name (``meter`` in ``meter: FVW-88302``) names the
 kind of record, not this record, and does not hold the claim there; nor do its words hold a
 claim of two or more values of which the choice holds none (a terms page that says "daily
-rate" and "deposit" against a booking holding both amounts).
+rate" and "deposit" against a booking holding both amounts) — unless the choice holds such a
+word as a short field's value, which says what record the claim is about ("the estate" of
+``vehicle: estate`` beside the hatchback's booking), or is a record of the other's shape.
 
 Vectors are sequences of floats (any embedding model); sums use ``math.fsum`` so the same
 inputs give the same scores on every run. Pure Python.
@@ -43,7 +45,16 @@ from pytest_provenai.attribution.rows import (
 from pytest_provenai.attribution.support import names
 from pytest_provenai.attribution.values import match_values
 
-__all__ = ["ROUTE_STATUSES", "Route", "anchor", "centroid", "cosine", "on_topic", "route"]
+__all__ = [
+    "ROUTE_STATUSES",
+    "Route",
+    "anchor",
+    "centroid",
+    "cosine",
+    "on_topic",
+    "route",
+    "says_name",
+]
 
 Vector = Sequence[float]
 
@@ -112,7 +123,7 @@ def route(claim: Vector, centroids: Mapping[str, Vector]) -> Route:
     return Route(top_source, top, top - ranking[1][1], ranking, "routed")
 
 
-def _says(text: str, name: str) -> bool:
+def says_name(text: str, name: str) -> bool:
     """Whether ``text`` has ``name`` as a whole word: "Drury" is not in "Drury-Vale"; a
     family's plural names its member ("the Tebbutts" in "hirer: Rosalind Tebbutt")."""
     return any(
@@ -145,17 +156,25 @@ def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Ro
     # the target says only in a field's name keeps nothing on the chosen output
     chosen, other = outputs[r.source].casefold(), outputs[target].casefold().replace("_", " ")
     named = names(content)
-    if any(_says(chosen, name) and not _says(other, name) for name in named):
+    if any(says_name(chosen, name) and not says_name(other, name) for name in named):
         return r
     chosen_terms, other_terms = content_terms(without_keys(chosen)), content_terms(other)
     # words only: the values were compared by meaning above ("24 July 2032" is in
     # "2032-07-24T06:00", whose tokens hold no "july")
     words = cut_values(content, [v for v in claim_values(content) if v.kind != "text"])
-    theirs = any(_says(other, name) and not _says(chosen, name) for name in named)
-    # the chosen output holds none of two or more values the target holds all of: its
-    # words do not keep the claim there
-    theirs = theirs or (held[r.source] == 0 and len(values) >= 2)
-    if not theirs and any(t in chosen_terms and t not in other_terms for t in content_terms(words)):
+    theirs = any(says_name(other, name) and not says_name(chosen, name) for name in named)
+    kept = [t for t in content_terms(words) if t in chosen_terms and t not in other_terms]
+    # the chosen output holds none of two or more values the target holds all of: words it
+    # has in prose do not keep the claim there (a terms page's "deposit"), words it holds as
+    # a short field's value do ("estate" of ``vehicle: estate``), and so does a record of
+    # the target's own shape (another street's bin calendar)
+    theirs = theirs or (
+        held[r.source] == 0
+        and len(values) >= 2
+        and not any(t in _value_terms(outputs[r.source]) for t in kept)
+        and not _alike(outputs[r.source], outputs[target])
+    )
+    if not theirs and kept:
         # a word only the chosen output has keeps the claim there, unless the claim names
         # what only the other has ("the calendar for Larkspur Road" routed to another
         # street's calendar that says "emptied")
@@ -206,7 +225,7 @@ def on_topic(
         # (name or identifier, the records holding it, whether it is an identifier)
         said = [(n, False) for n in names(text)]
         said += [(v.text, True) for v in claim_values(text) if v.kind == "identifier"]
-        return [(n, [s for s in same if _says(outputs[s], n)], i) for n, i in said]
+        return [(n, [s for s in same if says_name(outputs[s], n)], i) for n, i in said]
 
     def subjects(text: str) -> list[tuple[str, list[str]]]:
         # those of ``held`` that say which record the text is about: not a name that some
@@ -248,6 +267,19 @@ def on_topic(
     return Route(target, score, score - r.score, r.ranking, "topic_anchored")
 
 
+def _value_terms(output: str) -> set[str]:
+    """The content words (casefolded) of the short values (three words at most) of an
+    output's ``key: value`` fields and table cells (:func:`~.rows.records`): ``vehicle:
+    estate``, a ``kitchen`` cell, not a sentence after "Terms:"."""
+    return {
+        t
+        for unit in records(output) or [output]
+        for part in field_parts(unit.casefold())
+        if (kv := field(part)) is not None and len(kv[1].split()) <= 3
+        for t in content_terms(kv[1])
+    }
+
+
 def _field_keys(output: str, name: str, claim: str | None = None) -> set[str]:
     """The names (casefolded) of the fields of ``output`` whose value says ``name``; with a
     ``claim``, only the fields it names ("Carys" of "His preferred groomer's Carys" in
@@ -260,7 +292,7 @@ def _field_keys(output: str, name: str, claim: str | None = None) -> set[str]:
     return {
         kv[0].strip().casefold()
         for line in lines
-        if (kv := field(line)) is not None and _says(kv[1], name)
+        if (kv := field(line)) is not None and says_name(kv[1], name)
     }
 
 
