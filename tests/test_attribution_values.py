@@ -3125,20 +3125,16 @@ def test_forty_ninth_session_second_review_cases() -> None:
     assert polarity(both, fees).antonym == ("refundable", "non-refundable")
 
 
-def test_fiftieth_session_two_values_one_row_holds_name_it_before_a_notes_word() -> None:
-    """Two values that one row holds name that row when the row a word of the claim picks
-    (by another row's note) holds neither; a name in a short cell still names its row, and a
-    value another row holds is still that row's."""
-    table = (
-        "site,time,nitrate_mgl,notes\n"
-        "Weir,08:00,4.1,\n"
-        "Weir,10:40,2.6,\n"
-        'Weir,11:15,3.0,"repeat sample after probe swap"\n'
+def test_fiftieth_session_a_negated_opposite_agrees() -> None:
+    """ "no balance outstanding" says the opposite of "outstanding": it agrees with "paid in
+    full" (a probe's control was blocked by it); an opposite the unit says without a
+    negation, or once without one, still conflicts."""
+    account = "account_status: active - no balance outstanding"
+    assert polarity("His course fees have been paid in full.", account).antonym is None
+    owed = "account_status: active - balance outstanding"
+    assert polarity("His course fees have been paid in full.", owed).antonym == (
+        "paid",
+        "outstanding",
     )
-    claim = "Sample at 1040: 2.6."
-    assert not row_check(claim, read_values(claim), table).conflict
-    wrong = "Sample at 1040: 3.0."
-    assert row_check(wrong, read_values(wrong), table).conflict
-    named = "angler,weighed,lb\nPasco,09:10,12.5\nTrelawny,10:05,8.25\nPengelly,11:30,14.0\n"
-    swapped = "Pasco weighed in at 10:05 with 8.25 lb."
-    assert row_check(swapped, read_values(swapped), named).conflict
+    mixed = "deposit: no balance outstanding\nfinal_invoice: £240 outstanding"
+    assert polarity("The final invoice has been paid.", mixed).antonym == ("paid", "outstanding")

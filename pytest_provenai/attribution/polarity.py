@@ -823,6 +823,17 @@ _OTHER_SENSE = re.compile(
 _STREET = re.compile(r"\b[A-Z][a-z'’-]+\s+Close\b")
 
 
+def _negated_word(word: str, text: str) -> bool:
+    """Whether every use of ``word`` in ``text`` follows a negation at most two words before
+    it in its clause ("no balance outstanding", "not overdue"): the text says the word's
+    opposite, so it is no antonym of the claim's word ("paid in full")."""
+    uses = list(re.finditer(rf"\b{re.escape(word)}\b", text, re.IGNORECASE))
+    return bool(uses) and all(
+        _NEGATION.search(" ".join(re.split(r"[,;:.!?()\n|]", text[: u.start()])[-1].split()[-3:]))
+        for u in uses
+    )
+
+
 def _other_sense(text: str, other: str) -> str:
     """``text`` with the words of :data:`_OTHER_SENSE` blanked, and a street "… Close" that
     ``other`` names too."""
@@ -860,7 +871,7 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
         opposite = ANTONYMS.get(w)
         if not opposite or _ALIKE.get(w, frozenset({w})) & unit_words:
             continue
-        hit = sorted(opposite & affirmed)
+        hit = [h for h in sorted(opposite & affirmed) if not _negated_word(h, unit_text)]
         if hit and not (opposite & set(_words(said_c))):
             antonym = (w, hit[0])
             break

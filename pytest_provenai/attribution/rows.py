@@ -562,20 +562,17 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     named_by_id = len(by_id) == 1  # an identifier of one row only ("room R7" is many rows')
     best = by_id[0] if named_by_id else max(candidates, key=rank)
     full = [i for i in candidates if all(m.present for m in matches[i])]
-    distinct = len({v.text for v in values})
     if (
         not named_by_id
-        and (distinct >= 3 or (distinct == 2 and not any(m.present for m in matches[best])))
+        and len({v.text for v in values}) >= 3
         and len(full) == 1
         and best != full[0]
         and not _short_cells_name(distinctive & row_terms[best], rows[best])
     ):
         # three values or more that one row holds all of name that row before words only a
         # note of another row has ("15:20: FC 1.6, pH 7.4, 31.5" is the 15:20 row, not the
-        # row whose note says "FC"), and so do two where the words' row holds neither
-        # ("Manual test at 1310: 0.7" is the 13:10 row, not the row whose note says
-        # "test"); a name in a short cell still names its row (the values of another row
-        # said of it are what the check is for)
+        # row whose note says "FC"); a name in a short cell still names its row (the values
+        # of another row said of it are what the check is for)
         best = full[0]
     row = rows[best] + caption
     entity = distinctive & row_terms[best]
