@@ -950,24 +950,24 @@ def test_a_choice_holding_none_of_two_values_does_not_keep_the_claim() -> None:
     assert anchor(r, one, one, outputs) is r
     held = {**outputs, "terms": outputs["terms"] + " Typical deposit: 250 euros."}
     assert anchor(r, claim, claim, held) is r
-    # two records of one shape: "estate" says which one the claim is about, and the
-    # hatchback's two amounts said of it are a contradiction to be read there (a review's
-    # invented pair that the first form of the rule moved)
-    cars = {
-        "estate": "vehicle: estate\nrate_per_day_eur: 74\ndeposit_eur: 400",
-        "hatch": "vehicle: hatchback\nrate_per_day_eur: 49\ndeposit_eur: 250",
-    }
-    picked = route([1.0, 0.0], {"estate": [1.0, 0.0], "hatch": [0.8, 0.6]})
-    swapped = "The estate costs 49 euros a day with a 250 euro deposit."
-    assert anchor(picked, swapped, swapped, cars) is picked
-    # ... and a table's cell names its row the same way ("kitchen"), whatever the shapes
-    rooms = {
-        "sensors": "room,temp_c,humidity_pct\nkitchen,19,40\nhall,18,45",
-        "bedroom": "sensor: SN-4\nlocation: bedroom\nreading_c: 22\nrh_pct: 55",
-    }
-    chosen = route([1.0, 0.0], {"sensors": [1.0, 0.0], "bedroom": [0.8, 0.6]})
-    kitchen = "The kitchen is at 22 degrees with 55% humidity."
-    assert anchor(chosen, kitchen, kitchen, rooms) is chosen
+    # a word the choice holds as a field's value or a table's cell says which record the
+    # claim is about: the other record's two values said of it are a contradiction to be
+    # read there (a review's invented pairs, which the first form of the rule moved)
+    for chosen, other, swapped in (
+        (
+            "vehicle: estate\nrate_per_day_eur: 74\ndeposit_eur: 400",
+            "vehicle: hatchback\nrate_per_day_eur: 49\ndeposit_eur: 250",
+            "The estate costs 49 euros a day with a 250 euro deposit.",
+        ),
+        (
+            "room,temp_c,humidity_pct\nkitchen,19,40\nhall,18,45",
+            "sensor: SN-4\nlocation: bedroom\nreading_c: 22\nrh_pct: 55",
+            "The kitchen is at 22 degrees with 55% humidity.",
+        ),
+    ):
+        picked = route([1.0, 0.0], {"chosen": [1.0, 0.0], "other": [0.8, 0.6]})
+        pair = {"chosen": chosen, "other": other}
+        assert anchor(picked, swapped, swapped, pair) is picked
 
 
 def test_a_claim_naming_a_tool_is_also_checked_against_that_tools_output() -> None:
