@@ -171,7 +171,7 @@ def anchor(r: Route, claim: str, content: str, outputs: Mapping[str, str]) -> Ro
     theirs = theirs or (
         held[r.source] == 0
         and len(values) >= 2
-        and not any(t in _value_terms(outputs[r.source]) for t in kept)
+        and not set(kept) & _value_terms(outputs[r.source])
         and not _alike(outputs[r.source], outputs[target])
     )
     if not theirs and kept:
