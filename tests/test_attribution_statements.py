@@ -26,6 +26,7 @@ from pytest_provenai.attribution.families import (
 from pytest_provenai.attribution.pipeline import Verifier, resolve_by_similarity
 from pytest_provenai.attribution.statement import (
     FAMILY_DESCRIPTIONS,
+    Listing,
     find_spans,
     listing_of,
     resolve,
@@ -1555,3 +1556,126 @@ def test_forty_eighth_session_sign_offs_interjections_and_preambles(
     sentence: str, pleasantry: bool
 ) -> None:
     assert is_pleasantry(sentence) is pleasantry
+
+
+@pytest.mark.parametrize(
+    ("text", "family", "phrase"),
+    [
+        # who a rule applies to opens the claim right after its source, with no comma
+        (
+            "Under the site rules anyone under 14 must wear a helmet.",
+            "document",
+            "Under the site rules",
+        ),
+        ("Per our terms no refund is given after 48 hours.", "document", "Per our terms"),
+        # a numbered part of a named source, with or without a comma after it
+        (
+            "Under clause 9 of the hire agreement everyone pays a £50 deposit.",
+            "document",
+            "Under clause 9 of the hire agreement",
+        ),
+        (
+            "Under section 3.2 of the loan agreement, the borrower insures the kit.",
+            "document",
+            "Under section 3.2 of the loan agreement, ",
+        ),
+        # two modifiers of one source noun
+        (
+            "Under paragraph 2 of the fire and safety policy, doors stay shut.",
+            "document",
+            "Under paragraph 2 of the fire and safety policy, ",
+        ),
+    ],
+)
+def test_fifty_first_session_opening_sources(text: str, family: str, phrase: str) -> None:
+    tools = {
+        "get_site_document": "document",
+        "get_terms": "document",
+        "get_hire_agreement": "document",
+        "get_loan_agreement": "document",
+        "get_policy": "document",
+        "query_members": "database",
+    }
+    a = find_attribution(text, tools)
+    assert (a.status, a.family, a.phrase) == ("stated", family, phrase), a
+
+
+def test_fifty_first_session_shapes_that_stay_claims() -> None:
+    tools = {"get_policy": "document", "get_invoice": "record", "query_rota": "database"}
+    for text in (
+        "Under clause 7 a result is guaranteed.",  # a part with no source named
+        "In 2033 anyone could enter.",  # a year, no source
+        "Under 16s all ride free.",  # an amount, no source
+    ):
+        a = find_attribution(text, tools)
+        assert a.status == "unavailable", (text, a)
+    # "and" between two sources, or after a source noun, joins two things, not modifiers
+    a = find_attribution("Under the invoice and rota, all shifts are paid.", tools)
+    assert a.noun_phrase != "invoice and rota", a
+
+
+def test_fifty_first_session_a_document_tool_names_its_document() -> None:
+    tools = {"read_runbook": "document", "get_incident": "record", "query_shifts": "database"}
+    # a document tool is named for what it returns: "the runbook" with a content verb
+    a = find_attribution("The runbook defines saturation as p95 over 2 s.", tools)
+    assert (a.status, a.tool, a.phrase) == ("stated", "read_runbook", "The runbook "), a
+    # a short aside in brackets between the source and its verb is read past
+    a = find_attribution("The runbook (rev 7) sets the page-out at 5 minutes.", tools)
+    assert (a.status, a.tool, a.phrase) == ("stated", "read_runbook", "The runbook (rev 7) "), a
+    # an entity a record or database tool is named after is still the claim's subject
+    for text in (
+        "The incident was opened at 10:02.",
+        "The incident (INC-4471) had two owners.",
+        "The shifts cover the whole weekend.",
+        "Sam (the manager) says it is fine.",
+    ):
+        a = find_attribution(text, tools)
+        assert a.status == "unavailable", (text, a)
+
+
+@pytest.mark.parametrize(
+    ("text", "family", "phrase"),
+    [
+        # found on invented phrasings (a helper wrote 166 in twelve domains)
+        ("acc. to the rota, Priya's on teas", "database", "acc. to the rota, "),
+        ("The regs say no dogs in the hut.", "document", "The regs say "),
+        ("The spec calls for 3 mm bleed.", "document", "The spec calls for "),
+        ("The hut's website is showing full for May.", "search", "The hut's website is showing "),
+        ("A couple of review sites reckon it runs small.", "search", "A couple of review sites "),
+        ("Had a quick look online - oxalic acid is fine.", "search", "Had a quick look online - "),
+        ("Orchard guide, p. 4: mulch 5 cm deep.", "document", "Orchard guide"),
+        # a possessive after the source, with no comma, opens the claim
+        ("According to the rota Priya's on teas.", "database", "According to the rota"),
+    ],
+)
+def test_fifty_first_session_invented_shapes(text: str, family: str, phrase: str) -> None:
+    tools = {"query_rota": "database", "get_hut_rules": "document", "web_search": "search"}
+    a = find_attribution(text, tools)
+    assert (a.status, a.family, a.phrase) == ("stated", family, phrase), a
+
+
+def test_fifty_first_session_an_identifier_a_call_asked_for() -> None:
+    tools = {"get_booking": "record", "query_rota": "database"}
+    listing = Listing(
+        descriptions=(), opened=(), identifiers=(("get_booking", frozenset({"hb-3318"})),)
+    )
+    # after a strong cue or before a reporting verb it names the call's output
+    for text, phrase in (
+        ("According to HB-3318, the party arrives on the 12th.", "According to HB-3318, "),
+        ("HB-3318 shows the party arriving on the 12th.", "HB-3318 shows "),
+    ):
+        a = find_attribution(text, tools, listing)
+        assert (a.status, a.tool, a.phrase) == ("stated", "get_booking", phrase), a
+    # as the claim's subject otherwise it is what the claim is about; one no call asked
+    # for names nothing
+    for text in (
+        "HB-3318 was cancelled on the 12th.",
+        "HB-3318 has two guests.",
+        "The guests in HB-3318 arrive on the 12th.",
+        "HB-4000 shows the party arriving on the 12th.",
+    ):
+        a = find_attribution(text, tools, listing)
+        assert a.status != "stated", (text, a)
+    # "site" alone is a place, "my mum had a look online" no source of the writer's
+    for text in ("The site has 40 pitches.", "My mum had a look online and bought a kettle."):
+        assert find_attribution(text, tools).status == "unavailable", text

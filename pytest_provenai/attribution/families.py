@@ -102,8 +102,13 @@ def find_attribution(
     phrase → ``ambiguous`` with that reason; no phrase → ``unavailable`` (see
     :func:`implied_attribution` for the trace default)."""
 
+    asked = {i for _, ids in listing.identifiers for i in ids} if listing is not None else set()
+
     def names_source(np: str) -> bool:
-        return _resolve(np, tools, listing).family is not None
+        # an identifier a call of the trace asked for may name its output on its own
+        # ("HB-3318 shows …"); only a reporting verb or a strong cue makes it one
+        named = np.strip().lower() in asked
+        return _resolve(np, tools, listing, named=named).family is not None
 
     def names_tool(np: str) -> bool:
         return names_a_tool(np, tools)

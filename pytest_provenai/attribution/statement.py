@@ -141,7 +141,7 @@ HEAD_NOUNS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset(
             "coverage article articles story stories news headline headlines result "
             "results website post posts review reviews write-up writeup piece forum "
-            "forums".split()
+            "forums blog blogs webpage webpages homepage".split()
         ),
     ),
     "database": (
@@ -202,6 +202,10 @@ PHRASES: dict[str, str] = {
     "price list": "document",
     "practice direction": "document",
     "image description": "metadata",
+    "local paper": "search",
+    "review site": "search",
+    "review sites": "search",
+    "web site": "search",
 }
 
 #: Modifiers that mark a family whatever the head ("online sources", "news reports").
@@ -261,7 +265,13 @@ _EXPAND = {
     "props": "properties",
 }
 #: Short forms of source nouns in a noun phrase ("Permit rec has RP-4471 as inactive").
-_SHORT_NOUNS = {"rec": "record", "recs": "records"}
+_SHORT_NOUNS = {
+    "rec": "record",
+    "recs": "records",
+    "regs": "regulations",
+    "spec": "specification",
+    "specs": "specification",
+}
 
 _SAY = (
     "say says said state states stated note notes noted list lists listed report reports "
@@ -530,7 +540,8 @@ def names_a_tool(noun_phrase: str, tools: Mapping[str, str]) -> bool:
     ``query_ward_board``), a tool's words before a source noun ("Appointments log" for
     ``query_appointments``), or, in two or more words, the last word of a tool's name as its
     head ("the screening schedule" for ``get_schedule``) — "the patient" alone is the
-    patient, not ``get_patient``."""
+    patient, not ``get_patient``, but "the runbook" alone is ``read_runbook``: a document
+    tool is named for the document it returns."""
     words = [singular(_EXPAND.get(w, w)) for w in _np_words(noun_phrase)]
     words = [w for w in words if w not in _JOINERS and not any(ch.isdigit() for ch in w)]
     if not words:
@@ -543,6 +554,8 @@ def names_a_tool(noun_phrase: str, tools: Mapping[str, str]) -> bool:
             return True  # "Appointments log" for query_appointments
         if own and len(words) >= 2 and words[-1] == own[-1]:
             return True
+        if own and tools[tool] == "document" and words == own[-1:]:
+            return True  # "the runbook" for ``read_runbook``: a document is named for itself
     return False
 
 
@@ -647,14 +660,18 @@ def _by_arguments(
     content: list[str],
     tools: Mapping[str, str],
     listing: Listing,
+    named: bool = False,
 ) -> tuple[str | None, str | None] | None:
     """(family, tool) of the tool whose calls were given an identifier of the phrase (with
-    a source noun beside it: "ticket JT-5519", "VP-66210's record"), or opened what the
+    a source noun beside it: "ticket JT-5519", "VP-66210's record"; alone when ``named``:
+    "according to CH-40217", "HB-3318 shows"), or opened what the
     phrase names (a source-noun head and another word of the phrase among
     the words of what it opened; a file type alone: "the csv"); None when none."""
     idents = {w for w in words if _IDENTIFIER.match(w)}
-    if not any(singular(w) in _LEXICON_NOUNS for w in words if w not in idents):
-        idents = set()  # "K3CL0142 remains listed" is the case, not a source: "ticket JT-5519"
+    if not named and not any(singular(w) in _LEXICON_NOUNS for w in words if w not in idents):
+        # "K3CL0142 remains listed" is the case, not a source: "ticket JT-5519" is one, and
+        # so is an identifier a call asked for after "according to" or before "says"
+        idents = set()
     by_id = sorted(t for t, ids in listing.identifiers if t in tools and ids & idents)
     opened: dict[str, set[str]] = {t: set() for t in tools}
     opened.update((t, set(w)) for t, w in listing.opened if t in tools)
@@ -763,7 +780,7 @@ def resolve(
                 return Resolution(hit[0], hit[1], rule)
     # 3. what a call of the trace opened or was called with ("the supply csv")
     if listing is not None:
-        hit = _by_arguments(words, heads, content, tools, listing)
+        hit = _by_arguments(words, heads, content, tools, listing, named)
         if hit is not None and hit[0] is not None:
             return Resolution(hit[0], hit[1], "tool_arguments")
     # 4. multi-word names and strong head nouns
@@ -810,7 +827,7 @@ def resolve(
 
 # -- spans ------------------------------------------------------------------------------------
 _STRONG_CUE = re.compile(
-    r"\b(?P<cue>according\s+to|as\s+per|going\s+by|judging\s+by|in\s+line\s+with|"
+    r"\b(?P<cue>according\s+to|acc\.?\s+to|as\s+per|going\s+by|judging\s+by|in\s+line\s+with|"
     r"as\s+(?:(?:is|was|are|were)\s+)?(?:stated|reported|listed|shown|noted|recorded|given|"
     r"described|set\s+out|specified|mentioned|laid\s+out)\s+(?:in|by|on)|"
     r"(?<![\w'’])it\s+(?:says|said|states|stated|shows|showed)\s+(?:on|in)|per)\s+(?=\S)",
@@ -903,12 +920,12 @@ _OF = re.compile(r"[ \t]+of[ \t]+", re.IGNORECASE)
 #: The writer as the subject of a look: "I", "we", "I've", "we have".
 _WRITER = r"\b(?:i|we)(?:['’]ve|[ \t]+have)?[ \t]+"
 _LOOK_ONLINE = re.compile(
-    rf"(?:(?P<upon>\b(?:upon|after|on)[ \t]+)|{_WRITER})"
+    rf"(?:(?P<upon>\b(?:upon|after|on)[ \t]+)|{_WRITER}|(?=had[ \t]+a[ \t]))"
     r"(?:had[ \t]+a[ \t]+(?:quick[ \t]+)?look|looked|searched|checked|searching|looking)"
     r"[ \t]+(?P<where>on[ \t]*line|on[ \t]+(?:the[ \t]+)?(?:internet|web|net)|on[ \t]+t['’]internet"
     r"|the[ \t]+(?:web|internet))\b"
     r"(?:[ \t]*,?[ \t]+and[ \t]+|(?P<found>[ \t]+(?:i|we)[ \t]+(?:find|found|see|saw|read)"
-    r"[ \t]+that[ \t]+)|[ \t]*,[ \t]*)",
+    r"[ \t]+that[ \t]+)|[ \t]*,[ \t]*|[ \t]+[-–—][ \t]+)",
     re.IGNORECASE,
 )
 #: A subject that picks one of a source's rows by its order ("Last game of the day", "The
@@ -934,6 +951,12 @@ _HAVE_OPEN = re.compile(
 )
 #: A bracket inside a claim ("(DRO_PAR_14_3_vol1_0047.tif)"), skipped in a long source name.
 _BRACKETED = re.compile(r"\([^()]*\)")
+#: A short aside in brackets inside a clause, a word before and after it (not a citation of
+#: its own: "(see the enclosed transcription)").
+_ASIDE = re.compile(
+    r"(?<=\w)[ \t]+\((?![ \t]*(?:see|cf|source|from|via|per)\b)[^()]{1,30}\)(?=[ \t]+\w)",
+    re.IGNORECASE,
+)
 #: Words that end a long source name before its verb: a verb or a function word other
 #: than a joiner ("The parcel record that was lost in March shows …" is a claim).
 _NOT_IN_A_NAME = (_STOP - _JOINERS) | _VERB_WORDS | {"never"}
@@ -972,6 +995,10 @@ _OPENS_CLAIM = re.compile(
     r"[ \t]*(?:(?:um+|uh|er|erm|so|okay|ok|yeah|yep|oh|and|but|also"
     r"|(?:please|kindly)[ \t]+note[ \t]+that)[ \t]*,?[ \t]*)*",
     re.IGNORECASE,
+)
+#: Reporting verbs in the progressive ("is showing"): a source speaking, not a fact's verb.
+_SAYING = frozenset(
+    "saying showing listing stating reporting suggesting indicating noting flagging".split()
 )
 _PHRASAL_HEAD = frozenset(
     "turn turns turned call calls called set sets point points came comes lays lay rules "
@@ -1013,6 +1040,37 @@ def _tokens(text: str, pos: int, limit: int = 14) -> list[Token]:
     return out
 
 
+def _before_owner(text: str, words: list[Token]) -> list[Token]:
+    """``words`` up to an owner after a source noun: with no comma between, a possessive
+    after the source opens the claim ("according to the rota Priya's on teas" → "the
+    rota")."""
+    for i in range(1, len(words)):
+        if re.search(r"['’]s$", text[words[i][1] : words[i][2]]) and (
+            singular(words[i - 1][0]) in _SOURCE_NOUNS
+        ):
+            return words[:i]
+    return words
+
+
+def _paired_modifier(tokens: list[Token], i: int, out: list[Token]) -> int:
+    """How many tokens from ``i`` an "and" joining two modifiers of one source noun takes
+    ("safety and admissions policy": "and admissions policy", 3); 0 when the word at ``i``
+    is no such "and" ("the invoice and receipt", "the log and the rota" are two things)."""
+    if tokens[i][0] != "and" or not out or out[-1][0] in _JOINERS:
+        return 0
+    if singular(out[-1][0]) in _SOURCE_NOUNS:
+        return 0  # "the policy and rules": the first noun is a source already
+    for width in (2, 3):
+        tail = tokens[i + 1 : i + width]
+        if len(tail) < width - 1 or any(t[0] in _STOP | _DETERMINERS for t in tail):
+            return 0
+        if any(ch.isdigit() for t in tail for ch in t[0]):
+            return 0
+        if singular(tail[-1][0]) in _STRONG_NOUNS:
+            return width
+    return 0
+
+
 def _noun_phrase(tokens: list[Token]) -> list[Token]:
     """The noun phrase at the start of ``tokens``: a determiner skipped, then words until a
     function word (one ``of``/``for`` joiner allowed inside), at most MAX_NP_WORDS."""
@@ -1048,6 +1106,12 @@ def _noun_phrase(tokens: list[Token]) -> list[Token]:
             out += tokens[i : i + 2]  # "our terms and conditions" is one source
             i += 2
             continue
+        paired = _paired_modifier(tokens, i, out)
+        if paired:
+            # "the safety and admissions policy": two modifiers of one source noun
+            out += tokens[i : i + paired]
+            i += paired
+            continue
         if (word in _STOP or word in _DETERMINERS) and not modifier:
             break
         if len([t for t in out if t[0] not in _JOINERS]) >= MAX_NP_WORDS:
@@ -1060,14 +1124,16 @@ def _noun_phrase(tokens: list[Token]) -> list[Token]:
 
 
 def _named_source(text: str, pos: int, noun_phrase: str) -> bool:
-    """Whether the noun phrase at ``pos`` opens with a determiner or a capital or holds an
-    owner ("in the fleet table", "in Table 3", "in VX-226's record"); a bare lower-case noun
-    after "in"/"on" is an idiom ("on notice", "in stock")."""
-    first = _tokens(text, pos, 1)
+    """Whether the noun phrase at ``pos`` opens with a determiner or a capital, holds an
+    owner or cites a numbered part ("in the fleet table", "in Table 3", "in VX-226's record",
+    "under clause 4 of the constitution"); a bare lower-case noun after "in"/"on" is an
+    idiom ("on notice", "in stock")."""
+    first = _tokens(text, pos, 3)
     return bool(first) and (
         first[0][0] in _DETERMINERS
         or text[first[0][1]].isupper()
         or re.search(r"['’]s\b", noun_phrase) is not None
+        or (len(first) == 3 and _cited_number(first, 1))
     )
 
 
@@ -1085,6 +1151,8 @@ def _is_verb(tokens: list[Token], k: int) -> int:
         return 2
     if word in ("does", "do", "did") and following[:1] and following[0] in _SAY_BASE:
         return 2  # "the policy does say …"
+    if word in ("is", "are", "was", "were") and following[:1] and following[0] in _SAYING:
+        return 2  # "the hut's website is showing …"
     if word in ("does", "do", "did") and following[:1] == ["not"] and following[1:2]:
         if following[1] in _SAY_BASE | _NEGATED_BASE:
             return 3  # "our SOP does not permit …": the negation stays the claim's
@@ -1156,7 +1224,7 @@ _LABEL = re.compile(
     r"^[ \t]*(?:[-*•][ \t]+)?(?P<np>[^\W\d_][\w'’./-]*(?:[ \t]+[\w'’./-]+){0,5}?)"
     # the time or section of the note it labels ("Learner test log 16:55: …", "Main pool
     # test log, 12:15: …", "Our operating procedures, s4 v4.1: …")
-    r"(?:,?[ \t]+(?:\d{1,2}:\d{2}|[svSV]?\d[\w.]*))*"
+    r"(?:,?[ \t]+(?:\d{1,2}:\d{2}|[svSV]?\d[\w.]*|pp?\.[ \t]*\d[\w.]*))*"
     r"[ \t]*(?::[ \t]|->|→)[ \t]*(?=\S)"
 )
 
@@ -1204,6 +1272,26 @@ def _names_strongly(noun_phrase: str) -> bool:
     )
 
 
+#: Who or what a rule applies to, opening the claim after its source ("Under the tower rules
+#: anyone under 16 needs …", "Per our terms no refund is given").
+_INDEFINITE = frozenset(
+    "anyone anybody everyone everybody nobody someone somebody all any each every no none "
+    "only".split()
+)
+
+
+def _cited_number(part: list[Token], j: int) -> bool:
+    """Whether the number at ``part[j]`` numbers a part of the source that follows it
+    ("clause 4 of the constitution", "paragraph 7.3 of the direction"): the number of a part
+    noun, with "of" after it."""
+    return (
+        0 < j < len(part) - 1
+        and part[j - 1][0] in _PART_NOUNS
+        and part[j + 1][0] == "of"
+        and re.fullmatch(r"\d+(?:\.\d+)*[a-z]?", part[j][0]) is not None
+    )
+
+
 def _opening_source(
     text: str,
     words: list[Token],
@@ -1221,7 +1309,9 @@ def _opening_source(
     for n in range(len(words), 0, -1):
         part = words[:n]
         noun = text[part[0][1] : part[-1][2]]
-        if part[-1][0] in _JOINERS or any(ch.isdigit() for w in part for ch in w[0]):
+        if part[-1][0] in _JOINERS or any(
+            ch.isdigit() for j, w in enumerate(part) for ch in w[0] if not _cited_number(part, j)
+        ):
             continue
         if singular(part[-1][0]) not in _SOURCE_NOUNS and not source_noun(part[-1][0]):
             continue
@@ -1233,12 +1323,14 @@ def _opening_source(
         ):
             # "In the booking database for 19.03.2033 we had …": the date stays the claim's
             nxt += 2
-        if nxt >= len(following) or following[nxt][0] in _STOP | _JOINERS:
+        if nxt >= len(following) or (
+            following[nxt][0] in _STOP | _JOINERS and following[nxt][0] not in _INDEFINITE
+        ):
             continue
         after = following[nxt]
         verb = following[nxt + 1][0] if nxt + 1 < len(following) else ""
         if not (
-            after[0] in _PRONOUNS | _DETERMINERS
+            after[0] in _PRONOUNS | _DETERMINERS | _INDEFINITE
             or text[after[1]].isupper()
             or after[0][0].isdigit()
             or verb in _BE | {"has", "have", "had"}
@@ -1316,7 +1408,7 @@ def find_spans(
 
     for m in _STRONG_CUE.finditer(text):
         tokens = _tokens(text, m.end())
-        words = _noun_phrase(tokens)
+        words = _before_owner(text, _noun_phrase(tokens))
         if not words:
             continue
         has_det = bool(tokens) and tokens[0][0] in _DETERMINERS
@@ -1438,7 +1530,7 @@ def find_spans(
         following = _tokens(text, m.end())
         if following and _AMOUNT_WORD.fullmatch(following[0][0]):
             continue  # "within 15 minutes", "in fifty-five minutes": an amount, no source
-        words = _noun_phrase(following)
+        words = _before_owner(text, _noun_phrase(following))
         resolved = longest_resolving(words) if words else None
         cue = m.group("cue").lower()
         if cue == "on" and re.match(r"file\b", text[m.end() :], re.IGNORECASE):
@@ -1551,9 +1643,12 @@ def find_spans(
     opening = {p for p in inside if not re.search(r"\w", re.split(r"[.!?;:,—–(]", text[:p])[-1])}
     clause_starts |= opening
     inside -= opening
+    # a short aside in brackets between a source and its verb is read past ("The runbook
+    # (rev 7) defines …", "Her record (BK-2291) shows …"); offsets stay the text's
+    past_asides = _ASIDE.sub(lambda a: " " * len(a.group()), text)
     for pos in sorted(clause_starts | inside):
         within = pos in inside
-        tokens = _tokens(text, pos)
+        tokens = _tokens(past_asides, pos)
         said_first = 0
         while said_first < len(tokens) - 1 and tokens[said_first][0] in _FILLERS:
             said_first += 1
