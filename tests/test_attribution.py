@@ -1008,3 +1008,32 @@ def test_a_claim_naming_a_tool_is_also_checked_against_that_tools_output() -> No
     amy = "The reading log shows Amy Moss read for 35 minutes."
     named_amy = stated_route(find_attribution(amy, pupils), to_pupil, logs, amy)
     assert named_amy is not None and named_amy.source == "rl-1"
+
+
+def test_fifty_first_session_what_a_source_is_for_stays_in_the_claim() -> None:
+    tools = {"get_ledger_card": "database", "get_inspection_record": "record"}
+
+    def content(text: str) -> str:
+        (claim,) = decompose(text, tools)
+        return claim.content
+
+    # the thing the source is for is what the claim is about: it stays to be checked
+    assert content("The ledger card for UHT milk shows 40 cartons.") == "40 cartons (UHT milk)."
+    assert content("The inspection record for Pier 1 gives severity 4.") == (
+        "Gives severity 4 (Pier 1)."
+    )
+    # named again in the claim, a source's own number, or a source itself: nothing added
+    assert content("The ledger card for UHT milk shows UHT milk at 40.") == "UHT milk at 40."
+    assert content("The inspection record for IR-2291 shows severity 4.") == "Severity 4."
+    assert content("According to the results of the web search, it opens at 9.") == (
+        "It opens at 9."
+    )
+    # whom the source belongs to, unless a thing or its own number
+    tools["get_candidate_record"] = "record"
+    assert content("Pia's candidate record shows no access arrangements.") == (
+        "No access arrangements (Pia)."
+    )
+    assert content("Photo's ledger card shows 40.") == "40."
+    assert content("Meter FVW-88320's candidate record shows 40.") == "40."
+    # "as X puts it": the source and its "puts it" go
+    assert content("As the inspection record puts it, the pier is sound.") == ("The pier is sound.")

@@ -39,7 +39,7 @@ from typing import Any
 
 from pytest_provenai.attribution.families import Attribution, find_attribution
 from pytest_provenai.attribution.protected import content_terms, protected_values
-from pytest_provenai.attribution.statement import Listing
+from pytest_provenai.attribution.statement import Listing, names_a_source_noun
 from pytest_provenai.attribution.values import VERSION_WORD
 from pytest_provenai.audit.abstention import detect_abstention
 from pytest_provenai.audit.claims import find_citations
@@ -634,14 +634,75 @@ _FRAME_ASIDE = re.compile(
 _SOURCE_VERSION = re.compile(rf"\b{VERSION_WORD}[ \t]*\d[\w.]*(?<![.])", re.IGNORECASE)
 
 
+#: What a source's noun phrase is for, after it: "the ledger card for UHT milk", "the record
+#: for Pier 1", "the EXIF on the swarm photo".
+_FOR_WHAT = re.compile(
+    r"\s(?:for|on|about)\s+(?:(?:the|our|your|their|his|her|its|this|that)\s+)?(?P<what>\S.*)$",
+    re.IGNORECASE,
+)
+
+
+#: One identifier, letters and digits ("RA-90314", "K3CL0142"): a record's own number.
+_SOURCE_ID = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]*")
+
+
+#: The owner a source's noun phrase opens with: "Pia's candidate record", "Marigold Jean's
+#: licence record".
+_OWNER = re.compile(r"^(?:the\s+)?(?P<who>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,3})['’]s\s")
+#: Owners that are things, not whom the claim is about ("Photo's metadata", "Club's page").
+_THING_OWNERS = frozenset("photo pic picture image file clip video club page site scan".split())
+
+
+def _whose(noun_phrase: str, rest: str) -> str | None:
+    """Whom a source's noun phrase belongs to, when the rest of the claim does not name
+    them: "Pia's candidate record shows no access arrangements" is about Pia. None for a
+    thing ("Photo's metadata"), a source ("the Gazette's write-up" keeps "Gazette": a name)
+    or one with an identifier, the source's own number ("GH-181's batch record", "Booking
+    VP-66210's record")."""
+    m = _OWNER.match(noun_phrase.strip())
+    if m is None:
+        return None
+    who = m.group("who")
+    if who.casefold() in _THING_OWNERS or names_a_source_noun(who):
+        return None
+    if any(_SOURCE_ID.fullmatch(w) for w in who.split()):
+        return None  # "Meter FVW-88320's record": the record's own number
+    return None if who.casefold() in rest.casefold() else who
+
+
+def _what_for(noun_phrase: str, rest: str) -> str | None:
+    """The thing a source's noun phrase is for, when the rest of the claim does not name
+    it: the claim is about it, so it stays in the content to be checked ("The record for
+    Pier 1 gives severity 4" is about Pier 1). None when the part names a source itself
+    ("the results for the search") or is one identifier, the source's own number."""
+    m = _FOR_WHAT.search(noun_phrase)
+    if m is None:
+        return None
+    what = m.group("what").strip()
+    if not any(ch.isalnum() for ch in what) or names_a_source_noun(what):
+        return None
+    if _SOURCE_ID.fullmatch(what):
+        return None  # "the rental record for RA-90314": the record's own number names it
+    return None if what.casefold() in rest.casefold() else what
+
+
 def _content(text: str, attribution: Attribution, span_in_text: tuple[int, int] | None) -> str:
     if span_in_text is not None:
         versions = _SOURCE_VERSION.findall(text[span_in_text[0] : span_in_text[1]])
         text = text[: span_in_text[0]] + text[span_in_text[1] :]
-        if versions:  # the source's version stays a value to check
+        # the source's version stays a value to check, and whom and what the source is for
+        kept = versions + [
+            w
+            for w in (
+                _whose(attribution.noun_phrase, text),
+                _what_for(attribution.noun_phrase, text),
+            )
+            if w
+        ]
+        if kept:
             body = text.rstrip()
             stop = body[-1] if body and body[-1] in ".!?" else ""
-            text = f"{body[: len(body) - len(stop)]} ({', '.join(versions)}){stop}"
+            text = f"{body[: len(body) - len(stop)]} ({', '.join(kept)}){stop}"
     text = _TAG.sub("", text)
     text = " ".join(_FRAME_ASIDE.sub(" ", text).split())
     framed = _FRAME_OPEN.match(text)

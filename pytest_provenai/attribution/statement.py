@@ -1748,6 +1748,10 @@ def find_spans(
         start = pos
         if as_form:
             start = text[:pos].lower().rstrip().rfind("as")
+        put_it = re.compile(r"[ \t]+it\b").match(text, verb_end) if as_form else None
+        if put_it is not None and _closing(text, put_it.end())[1] == ",":
+            # "As the code of conduct puts it, …": the source and its "puts it" go
+            verb_end, say = put_it.end(), True
         tail = re.compile(r"[ \t]+that\b[ \t]*|[ \t]*:[ \t]*|[ \t]+").match(text, verb_end)
         after, closing = _closing(text, verb_end)
         final = bool(closing) and bool(re.search(r",[ \t]*$", text[:start]))
