@@ -1034,6 +1034,10 @@ def test_fifty_first_session_what_a_source_is_for_stays_in_the_claim() -> None:
         "No access arrangements (Pia)."
     )
     assert content("Photo's ledger card shows 40.") == "40."
+    assert content("Van 12's candidate record shows 40.") == "40 (Van 12)."
+    # the author of a report is not whom it is about
+    tools["get_inspection_report"] = "document"
+    assert content("Sam Reid's inspection report says the pier is sound.") == "The pier is sound."
     assert content("Meter FVW-88320's candidate record shows 40.") == "40."
     # "as X puts it": the source and its "puts it" go
-    assert content("As the inspection record puts it, the pier is sound.") == ("The pier is sound.")
+    assert content("As the inspection record puts it, the pier is sound.") == "The pier is sound."

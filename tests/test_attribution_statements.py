@@ -1622,6 +1622,10 @@ def test_fifty_first_session_a_document_tool_names_its_document() -> None:
     # a short aside in brackets between the source and its verb is read past
     a = find_attribution("The runbook (rev 7) sets the page-out at 5 minutes.", tools)
     assert (a.status, a.tool, a.phrase) == ("stated", "read_runbook", "The runbook (rev 7) "), a
+    # an aside after the verb stays: "shows … as" is the source speaking
+    tools["get_context_sheet"] = "record"
+    a = find_attribution("The context sheet shows (1045) as recorded by T. Vale.", tools)
+    assert (a.status, a.tool) == ("stated", "get_context_sheet"), a
     # an entity a record or database tool is named after is still the claim's subject
     for text in (
         "The incident was opened at 10:02.",
@@ -1673,6 +1677,8 @@ def test_fifty_first_session_an_identifier_a_call_asked_for() -> None:
         "HB-3318 has two guests.",
         "The guests in HB-3318 arrive on the 12th.",
         "HB-4000 shows the party arriving on the 12th.",
+        # a phrasal verb is no reporting verb: the sample is what the claim is about
+        "HB-3318 came up the pod at 06:38.",
     ):
         a = find_attribution(text, tools, listing)
         assert a.status != "stated", (text, a)

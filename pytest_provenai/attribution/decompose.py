@@ -39,7 +39,7 @@ from typing import Any
 
 from pytest_provenai.attribution.families import Attribution, find_attribution
 from pytest_provenai.attribution.protected import content_terms, protected_values
-from pytest_provenai.attribution.statement import Listing, names_a_source_noun
+from pytest_provenai.attribution.statement import IDENTIFIER, Listing, names_a_source_noun
 from pytest_provenai.attribution.values import VERSION_WORD
 from pytest_provenai.audit.abstention import detect_abstention
 from pytest_provenai.audit.claims import find_citations
@@ -642,13 +642,17 @@ _FOR_WHAT = re.compile(
 )
 
 
-#: One identifier, letters and digits ("RA-90314", "K3CL0142"): a record's own number.
-_SOURCE_ID = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]*")
-
-
 #: The owner a source's noun phrase opens with: "Pia's candidate record", "Marigold Jean's
 #: licence record".
-_OWNER = re.compile(r"^(?:the\s+)?(?P<who>[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*){0,3})['’]s\s")
+_OWNER = re.compile(
+    r"^(?:the\s+)?(?P<who>[A-Z][\w.-]*(?:\s+(?:[A-Z]|\d)[\w.-]*){0,3})['’]s\s+(?P<rest>.*)$"
+)
+#: Sources an owner writes rather than is written about: "Maddox Rigg's report says …" is
+#: by Maddox Rigg, "Pia's record shows …" about Pia.
+_AUTHORED = frozenset(
+    "report reports letter letters email emails note notes memo review reviews article "
+    "post posts write-up writeup piece statement minutes blog survey".split()
+)
 #: Owners that are things, not whom the claim is about ("Photo's metadata", "Club's page").
 _THING_OWNERS = frozenset("photo pic picture image file clip video club page site scan".split())
 
@@ -656,16 +660,18 @@ _THING_OWNERS = frozenset("photo pic picture image file clip video club page sit
 def _whose(noun_phrase: str, rest: str) -> str | None:
     """Whom a source's noun phrase belongs to, when the rest of the claim does not name
     them: "Pia's candidate record shows no access arrangements" is about Pia. None for a
-    thing ("Photo's metadata"), a source ("the Gazette's write-up" keeps "Gazette": a name)
-    or one with an identifier, the source's own number ("GH-181's batch record", "Booking
-    VP-66210's record")."""
+    thing ("Photo's metadata"), the author of what they wrote ("Maddox Rigg's report"), a
+    source ("the Gazette's write-up") or one with an identifier, the source's own number
+    ("GH-181's batch record", "Booking VP-66210's record")."""
     m = _OWNER.match(noun_phrase.strip())
     if m is None:
         return None
     who = m.group("who")
     if who.casefold() in _THING_OWNERS or names_a_source_noun(who):
         return None
-    if any(_SOURCE_ID.fullmatch(w) for w in who.split()):
+    if m.group("rest").split()[-1:] and m.group("rest").split()[-1].lower() in _AUTHORED:
+        return None  # the author of a report, not whom the claim is about
+    if any(IDENTIFIER.match(w) for w in who.split()):
         return None  # "Meter FVW-88320's record": the record's own number
     return None if who.casefold() in rest.casefold() else who
 
@@ -681,7 +687,7 @@ def _what_for(noun_phrase: str, rest: str) -> str | None:
     what = m.group("what").strip()
     if not any(ch.isalnum() for ch in what) or names_a_source_noun(what):
         return None
-    if _SOURCE_ID.fullmatch(what):
+    if IDENTIFIER.match(what):
         return None  # "the rental record for RA-90314": the record's own number names it
     return None if what.casefold() in rest.casefold() else what
 

@@ -117,6 +117,16 @@ def find_attribution(
         return heads_a_tool(word, tools)
 
     spans = find_spans(text, names_source, names_tool, names_last)
+    # an asked-for identifier alone is a source only after a strong cue or before a
+    # reporting verb in the present tense ("HB-3318 shows …"); "BS34-051866 came up the
+    # pod" is what the claim is about
+    spans = [
+        s
+        for s in spans
+        if s.noun_phrase.strip().lower() not in asked
+        or s.shape == "cue_before"
+        or (s.shape == "verb_after" and _SPEAKS_NOW.search(text, s.np_end, s.end))
+    ]
     if any(s.strong for s in spans):
         # a reporting verb or a strong cue outranks "in the X" / "X has" elsewhere in the
         # claim, unless that phrase continues it ("according to the results from web_search")

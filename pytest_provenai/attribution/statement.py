@@ -110,6 +110,7 @@ from pytest_provenai.attribution.values import NUMBER_WORDS
 __all__ = [
     "FAMILY_DESCRIPTIONS",
     "HEAD_NOUNS",
+    "IDENTIFIER",
     "MAX_NP_WORDS",
     "RULES",
     "SPEAKS_NOW",
@@ -383,7 +384,7 @@ _SQL = re.compile(r"^\s*(?:select|with|insert|update|delete)\b", re.IGNORECASE)
 _SQL_TABLE = re.compile(r"\b(?:from|join|update|into)\s+([A-Za-z_][\w.]*)", re.IGNORECASE)
 #: An identifier: letters and digits, joined by "-", "_" or "/" ("JT-5519") or starting with
 #: a letter and four characters or more ("K3CL0142"); not a date, a time or "v2".
-_IDENTIFIER = re.compile(
+IDENTIFIER = re.compile(
     r"^(?=[\w/-]*\d)(?=[\w/-]*[A-Za-z])"
     r"(?:[A-Za-z][A-Za-z0-9]{3,}|[A-Za-z0-9]+(?:[-_/][A-Za-z0-9]+)+)$"
 )
@@ -438,7 +439,7 @@ def listing_of(
                     continue  # a database tool's arguments filter rows
                 for token in re.split(r"[\s,;]+", text):
                     token = token.strip("'\"()[]")
-                    if _IDENTIFIER.match(token):
+                    if IDENTIFIER.match(token):
                         identifiers.setdefault(tool, set()).add(token.lower())
     return Listing(
         descriptions=tuple(
@@ -667,7 +668,7 @@ def _by_arguments(
     "according to CH-40217", "HB-3318 shows"), or opened what the
     phrase names (a source-noun head and another word of the phrase among
     the words of what it opened; a file type alone: "the csv"); None when none."""
-    idents = {w for w in words if _IDENTIFIER.match(w)}
+    idents = {w for w in words if IDENTIFIER.match(w)}
     if not named and not any(singular(w) in _LEXICON_NOUNS for w in words if w not in idents):
         # "K3CL0142 remains listed" is the case, not a source: "ticket JT-5519" is one, and
         # so is an identifier a call asked for after "according to" or before "says"
@@ -1037,6 +1038,19 @@ def _tokens(text: str, pos: int, limit: int = 14) -> list[Token]:
         if end < m.end():
             break
         i = end
+    return out
+
+
+def _past_asides(text: str) -> str:
+    """``text`` with each short aside in brackets after a noun blanked (same length): "The
+    runbook (rev 7) defines …" reads "The runbook defines …"; an aside after a verb stays
+    ("The context sheet shows (1045) as …": "shows … as" is the source speaking)."""
+    out = text
+    for m in _ASIDE.finditer(text):
+        before = re.search(r"(\w+)\W*$", text[: m.start()])
+        if before is not None and before.group(1).lower() in _VERB_WORDS | _BE:
+            continue
+        out = out[: m.start()] + " " * (m.end() - m.start()) + out[m.end() :]
     return out
 
 
@@ -1645,7 +1659,7 @@ def find_spans(
     inside -= opening
     # a short aside in brackets between a source and its verb is read past ("The runbook
     # (rev 7) defines …", "Her record (BK-2291) shows …"); offsets stay the text's
-    past_asides = _ASIDE.sub(lambda a: " " * len(a.group()), text)
+    past_asides = _past_asides(text)
     for pos in sorted(clause_starts | inside):
         within = pos in inside
         tokens = _tokens(past_asides, pos)
