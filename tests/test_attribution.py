@@ -1039,5 +1039,8 @@ def test_fifty_first_session_what_a_source_is_for_stays_in_the_claim() -> None:
     tools["get_inspection_report"] = "document"
     assert content("Sam Reid's inspection report says the pier is sound.") == "The pier is sound."
     assert content("Meter FVW-88320's candidate record shows 40.") == "40."
+    # a key the source is looked up by (an identifier, one value) is not what it is about
+    assert content("C17's candidate record shows 40.") == "40."
+    assert content("The ledger card for the 14th shows 40 cartons.") == "40 cartons."
     # "as X puts it": the source and its "puts it" go
     assert content("As the inspection record puts it, the pier is sound.") == "The pier is sound."

@@ -39,7 +39,7 @@ from typing import Any
 
 from pytest_provenai.attribution.families import Attribution, find_attribution
 from pytest_provenai.attribution.protected import content_terms, protected_values
-from pytest_provenai.attribution.statement import IDENTIFIER, Listing, names_a_source_noun
+from pytest_provenai.attribution.statement import Listing, names_a_source_noun
 from pytest_provenai.attribution.values import VERSION_WORD
 from pytest_provenai.audit.abstention import detect_abstention
 from pytest_provenai.audit.claims import find_citations
@@ -657,6 +657,15 @@ _AUTHORED = frozenset(
 _THING_OWNERS = frozenset("photo pic picture image file clip video club page site scan".split())
 
 
+def _keyed(words: str) -> bool:
+    """Whether ``words`` are a source's key rather than whom or what it is about: they hold
+    an identifier ("RA-90314", "C17", "Booking VP-66210") or are one value ("the 14th")."""
+    values = protected_values(words)
+    return any(v.kind == "identifier" for v in values) or (
+        len(values) == 1 and values[0].text == words.strip()
+    )
+
+
 def _whose(noun_phrase: str, rest: str) -> str | None:
     """Whom a source's noun phrase belongs to, when the rest of the claim does not name
     them: "Pia's candidate record shows no access arrangements" is about Pia. None for a
@@ -671,8 +680,8 @@ def _whose(noun_phrase: str, rest: str) -> str | None:
         return None
     if m.group("rest").split()[-1:] and m.group("rest").split()[-1].lower() in _AUTHORED:
         return None  # the author of a report, not whom the claim is about
-    if any(IDENTIFIER.match(w) for w in who.split()):
-        return None  # "Meter FVW-88320's record": the record's own number
+    if _keyed(who):
+        return None  # "Meter FVW-88320's record", "C17's booking": the record's own key
     return None if who.casefold() in rest.casefold() else who
 
 
@@ -687,8 +696,8 @@ def _what_for(noun_phrase: str, rest: str) -> str | None:
     what = m.group("what").strip()
     if not any(ch.isalnum() for ch in what) or names_a_source_noun(what):
         return None
-    if IDENTIFIER.match(what):
-        return None  # "the rental record for RA-90314": the record's own number names it
+    if _keyed(what):
+        return None  # "the rental record for RA-90314", "the log for the 14th": its key names it
     return None if what.casefold() in rest.casefold() else what
 
 

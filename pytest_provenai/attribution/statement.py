@@ -110,7 +110,6 @@ from pytest_provenai.attribution.values import NUMBER_WORDS
 __all__ = [
     "FAMILY_DESCRIPTIONS",
     "HEAD_NOUNS",
-    "IDENTIFIER",
     "MAX_NP_WORDS",
     "RULES",
     "SPEAKS_NOW",
@@ -384,7 +383,7 @@ _SQL = re.compile(r"^\s*(?:select|with|insert|update|delete)\b", re.IGNORECASE)
 _SQL_TABLE = re.compile(r"\b(?:from|join|update|into)\s+([A-Za-z_][\w.]*)", re.IGNORECASE)
 #: An identifier: letters and digits, joined by "-", "_" or "/" ("JT-5519") or starting with
 #: a letter and four characters or more ("K3CL0142"); not a date, a time or "v2".
-IDENTIFIER = re.compile(
+_IDENTIFIER = re.compile(
     r"^(?=[\w/-]*\d)(?=[\w/-]*[A-Za-z])"
     r"(?:[A-Za-z][A-Za-z0-9]{3,}|[A-Za-z0-9]+(?:[-_/][A-Za-z0-9]+)+)$"
 )
@@ -439,7 +438,7 @@ def listing_of(
                     continue  # a database tool's arguments filter rows
                 for token in re.split(r"[\s,;]+", text):
                     token = token.strip("'\"()[]")
-                    if IDENTIFIER.match(token):
+                    if _IDENTIFIER.match(token):
                         identifiers.setdefault(tool, set()).add(token.lower())
     return Listing(
         descriptions=tuple(
@@ -668,7 +667,7 @@ def _by_arguments(
     "according to CH-40217", "HB-3318 shows"), or opened what the
     phrase names (a source-noun head and another word of the phrase among
     the words of what it opened; a file type alone: "the csv"); None when none."""
-    idents = {w for w in words if IDENTIFIER.match(w)}
+    idents = {w for w in words if _IDENTIFIER.match(w)}
     if not named and not any(singular(w) in _LEXICON_NOUNS for w in words if w not in idents):
         # "K3CL0142 remains listed" is the case, not a source: "ticket JT-5519" is one, and
         # so is an identifier a call asked for after "according to" or before "says"
