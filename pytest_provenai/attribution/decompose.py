@@ -670,8 +670,8 @@ def _whose(noun_phrase: str, rest: str) -> str | None:
     """Whom a source's noun phrase belongs to, when the rest of the claim does not name
     them: "Pia's candidate record shows no access arrangements" is about Pia. None for a
     thing ("Photo's metadata"), the author of what they wrote ("Maddox Rigg's report"), a
-    source ("the Gazette's write-up") or one with an identifier, the source's own number
-    ("GH-181's batch record", "Booking VP-66210's record")."""
+    source ("the Gazette's write-up") or the source's key (:func:`_keyed`: "GH-181's batch
+    record", "Booking VP-66210's record")."""
     m = _OWNER.match(noun_phrase.strip())
     if m is None:
         return None
@@ -689,7 +689,7 @@ def _what_for(noun_phrase: str, rest: str) -> str | None:
     """The thing a source's noun phrase is for, when the rest of the claim does not name
     it: the claim is about it, so it stays in the content to be checked ("The record for
     Pier 1 gives severity 4" is about Pier 1). None when the part names a source itself
-    ("the results for the search") or is one identifier, the source's own number."""
+    ("the results for the search") or is the source's key (:func:`_keyed`)."""
     m = _FOR_WHAT.search(noun_phrase)
     if m is None:
         return None
