@@ -678,7 +678,7 @@ def _whose(noun_phrase: str, rest: str) -> str | None:
     who = m.group("who")
     if who.casefold() in _THING_OWNERS or names_a_source_noun(who):
         return None
-    if m.group("rest").split()[-1:] and m.group("rest").split()[-1].lower() in _AUTHORED:
+    if (m.group("rest").split() or [""])[-1].lower() in _AUTHORED:
         return None  # the author of a report, not whom the claim is about
     if _keyed(who):
         return None  # "Meter FVW-88320's record", "C17's booking": the record's own key

@@ -1045,6 +1045,8 @@ def _past_asides(text: str) -> str:
     runbook (rev 7) defines …" reads "The runbook defines …"; an aside after a verb stays
     ("The context sheet shows (1045) as …": "shows … as" is the source speaking)."""
     out = text
+    if "(" not in text:
+        return out
     for m in _ASIDE.finditer(text):
         before = re.search(r"(\w+)\W*$", text[: m.start()])
         if before is not None and before.group(1).lower() in _VERB_WORDS | _BE:
