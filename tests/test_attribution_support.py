@@ -24,6 +24,7 @@ import pytest
 from pytest_provenai.attribution.pipeline import chunks
 from pytest_provenai.attribution.polarity import polarity
 from pytest_provenai.attribution.protected import check_values
+from pytest_provenai.attribution.support import support_signals
 from pytest_provenai.attribution.values import read_values
 
 
@@ -603,3 +604,89 @@ def test_thirty_eighth_round_what_no_field_denial_is(claim: str, unit: str) -> N
 def test_thirty_eighth_round_without_any_field() -> None:
     unit = "flight: F-2\nobserver: T. Nguyen-Bale"
     assert polarity("We flew without any observer.", unit).flag == "observer: T. Nguyen-Bale"
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit", "antonym"),
+    [
+        # the other side of the same moment, by meaning
+        (
+            "Gluten-free loaves are sliced after 6 am.",
+            "Gluten-free loaves are sliced before 06:00.",
+            ("after", "before"),
+        ),
+        ("Deliveries arrive before 14:00.", "Deliveries arrive after 2 pm.", ("before", "after")),
+        # the other way to a named place
+        (
+            "The clinic is moving to the Abbey Road surgery.",
+            "The clinic will move from Abbey Road to Elm Street.",
+            ("to", "from"),
+        ),
+        # a stretch of time on the other side of the same thing
+        (
+            "The shop shuts 20 minutes after the hall.",
+            "The shop shuts at 17:40, twenty minutes before the hall.",
+            ("after", "before"),
+        ),
+        # a move whose two dates the claim swaps
+        (
+            "The fete moved from 9 June to 2 June.",
+            "The fete has moved from 2 June to 9 June.",
+            ("from", "to"),
+        ),
+        # another interval by the same word before it
+        (
+            "The gutters are cleared weekly.",
+            "Gutters are cleared monthly; drains yearly.",
+            ("week", "month"),
+        ),
+        # forty-fifth round pairs
+        ("The parking permit is active.", "permit: P-77\nstatus: lapsed", ("active", "lapsed")),
+        ("Her £50 bond was refunded.", "bond: £50 (retained)", ("refunded", "retained")),
+        (
+            "The late bus will continue.",
+            "The late bus is withdrawn from May.",
+            ("continue", "withdrawn"),
+        ),
+    ],
+)
+def test_forty_fifth_round_opposites(claim: str, unit: str, antonym: tuple[str, str]) -> None:
+    assert polarity(claim, unit).antonym == antonym
+
+
+@pytest.mark.parametrize(
+    ("claim", "unit"),
+    [
+        (
+            "Gluten-free loaves are sliced before 6 am.",
+            "Gluten-free loaves are sliced before 06:00.",
+        ),
+        ("Deliveries arrive after 14:00.", "Deliveries arrive after 2 pm, never before 14:00."),
+        (
+            "The clinic is moving to Elm Street.",
+            "The clinic will move from Abbey Road to Elm Street.",
+        ),
+        (
+            "The clinic moves from Abbey Road.",
+            "The clinic will move from Abbey Road to Elm Street.",
+        ),
+        ("The fete moved from 2 June to 9 June.", "The fete has moved from 2 June to 9 June."),
+        # one end of a span said alone is no swap ("open from" what was "shut to")
+        ("The lane works run from 3 May.", "The lane works run from 1 April to 3 May."),
+        ("The gutters are cleared monthly.", "Gutters are cleared monthly; drains yearly."),
+        ("Drains are looked at weekly.", "Gutters are cleared monthly; drains yearly."),
+    ],
+)
+def test_forty_fifth_round_no_opposite_where_the_sides_agree(claim: str, unit: str) -> None:
+    assert polarity(claim, unit).antonym is None
+
+
+def test_forty_fifth_round_a_negation_is_read_on_stemmed_words() -> None:
+    """ "does not need to lock the gates" says the predicate of "locks the main gate": the
+    negation is a conflict once the words are stemmed."""
+    unit = "The warden locks the main gate at dusk."
+    claim = "The warden does not need to lock the gates at dusk."
+    got = support_signals(claim, [unit], unit, unit, [unit], structured=False)
+    assert got.conflict == "negation_conflict"
+    agree = "The warden locks the gate at dusk."
+    assert support_signals(agree, [unit], unit, unit, [unit], structured=False).conflict is None

@@ -3138,3 +3138,113 @@ def test_fiftieth_session_a_negated_opposite_agrees() -> None:
     )
     mixed = "deposit: no balance outstanding\nfinal_invoice: £240 outstanding"
     assert polarity("The final invoice has been paid.", mixed).antonym == ("paid", "outstanding")
+
+
+# forty-fifth round: what a helper's invented traces showed passing (texts written anew here)
+
+HALL_RULES = [
+    "3. Hire periods.",
+    "Halls are hired by the half day; a half day runs for at most four hours.",
+    "4. Refunds.",
+    "Bookings cancelled more than 14 days ahead are refunded; a late cancellation "
+    "within 21 days is refunded at half.",
+]
+
+
+def test_forty_fifth_round_a_measure_of_its_own_unit_in_the_clause_sentence() -> None:
+    """A clause whose other value is in its sentence is still read against that sentence
+    when the sentence states another measure of the value's own unit ("within 30 days"
+    against "within 21 days", a "14 days" elsewhere); a measure of another unit keeps the
+    clause joining two sentences."""
+    policy = [
+        "Tools are lent for 14 days at a time.",
+        "Where a tool is returned damaged, one repair within 21 days is free of charge.",
+    ]
+    claim = "Where a tool comes back damaged, one repair within 14 days is free of charge."
+    assert prose_other_sentence(claim, read_values(claim), policy) == ("14 days",)
+    # another unit in that sentence ("2 weeks to 3 months") is no rival of "45 minutes"
+    prices = ["Puppy intro (2 weeks to 3 months), 1 visit, 28.00, 45", "Walk, 30 minutes, 9.00"]
+    claim = "The puppy intro is one visit for 30 minutes."
+    assert prose_other_sentence(claim, read_values(claim), prices) == ()
+
+
+def test_forty_fifth_round_the_parts_of_a_semicolon_sentence() -> None:
+    """A semicolon parts what a sentence says of two things: the call time is the second
+    part's, whatever the first holds; a part that only goes on with the other's predicate
+    ("vans at least 40 minutes") is no other thing."""
+    plan = [
+        "Spring concert plan",
+        "Concert: Friday 2031-06-06, 19:00, Corn Hall; call time 17:15",
+    ]
+    claim = "The concert's call time is 19:00."
+    assert prose_other_sentence(claim, read_values(claim), plan) == ("19:00",)
+    claim = "The concert's call time is 17:15."
+    assert prose_other_sentence(claim, read_values(claim), plan) == ()
+    ferry = [
+        "Boarding.",
+        "Foot passengers must board at least 15 minutes before sailing; vans at least 40 minutes.",
+    ]
+    claim = "With a van, you need to board at least 40 minutes before sailing."
+    assert prose_other_sentence(claim, read_values(claim), ferry) == ()
+    # ... where the claim names its subject in words the source says, it is that part's
+    farm = ["Weaning.", "Lambs may be weaned from 10 weeks of age; calves from 12 weeks."]
+    claim = "Lambs can be weaned from 12 weeks."
+    assert prose_other_sentence(claim, read_values(claim), farm) == ("12 weeks",)
+    claim = "Calves can be weaned from 12 weeks."
+    assert prose_other_sentence(claim, read_values(claim), farm) == ()
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "conflict"),
+    [
+        # a rate after the counted word ("4 mites per week" against "4 mites/day")
+        ("Hive 2's mite drop is 6 mites per week.", "hive: 2\nmite_drop: 6 mites/day", True),
+        ("Hive 2's mite drop is 6 mites a day.", "hive: 2\nmite_drop: 6 mites/day", False),
+        # a column's name says its cells' rate
+        (
+            "Biscuit's rate is £18 a week.",
+            "kennel | dog | daily_rate\nK1 | Biscuit | £18\nK2 | Moss | £15",
+            True,
+        ),
+        (
+            "Biscuit's rate is £18 a day.",
+            "kennel | dog | daily_rate\nK1 | Biscuit | £18\nK2 | Moss | £15",
+            False,
+        ),
+        # a season is a period too
+        ("The pitch fee is £300 a month.", "pitch: 12\nfee: £300 per season", True),
+        # a clause's numbering is no place of the amount ("4." before "£4 per night")
+        (
+            "A second tent costs £4 a week.",
+            "4. One tent per pitch; a second tent costs £4 per night.",
+            True,
+        ),
+        (
+            "A second tent costs £4 a night.",
+            "4. One tent per pitch; a second tent costs £4 per night.",
+            False,
+        ),
+    ],
+)
+def test_forty_fifth_round_rates(claim: str, source: str, conflict: bool) -> None:
+    assert bool(rate_conflict(claim, read_values(claim), source)) is conflict
+
+
+def test_forty_fifth_round_a_named_field_bears_out_its_one_value() -> None:
+    """A claim with one value that names the field holding it, and says little else, is
+    borne out by the record (``valued``): "Bins go out by half past six" of ``bins_out_by:
+    06:30``; not a claim that says more than the field ("The 07:10 departure runs daily"),
+    nor one whose value is the record's key."""
+    record = "address: 4 Mill Lane\nround: Thursday A\nbins_out_by: 06:30\nfood_waste: weekly"
+
+    def valued(claim: str, text: str = record) -> bool:
+        return support_signals(claim, [text], text, text, [text], structured=True).valued
+
+    assert valued("Bins need to be out by half past six in the morning.")
+    assert not valued("Bins need to be out by seven in the morning.")
+    timetable = "service: S-12\ndeparture: 07:10\ndays: Mon-Fri"
+    assert not valued("The 07:10 departure runs every day.", timetable)
+    fleet = "car: 22\nplate: KX71 ABC\nwheelchair: no\nseats: 4"
+    assert not valued("Car 22 is wheelchair accessible.", fleet)
+    assert not valued("Car 22's wheelchair ramp is fitted.", fleet)
+    assert valued("The car has four seats.", fleet)

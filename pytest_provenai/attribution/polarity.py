@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_provenai.attribution.protected import claim_values, content_terms, has_negation
 from pytest_provenai.attribution.rows import (
@@ -70,7 +71,7 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("maximum highest", "minimum lowest"),
     ("include included includes including", "exclude excluded excludes excluding"),
     ("available", "unavailable"),
-    ("active", "inactive suspended cleared resolved grounded"),
+    ("active", "inactive suspended cleared resolved grounded lapsed"),
     ("paid", "unpaid outstanding overdue"),
     ("pass passed passes", "fail failed fails"),
     ("suitable", "unsuitable"),
@@ -103,6 +104,9 @@ _PAIRS: tuple[tuple[str, str], ...] = (
         "weaken weakens weakened weakening ease eases eased easing",
     ),
     ("improve improves improved improving", "worsen worsens worsened worsening deteriorated"),
+    ("sturdy robust", "flimsy fragile"),
+    ("continue continues continued continuing", "withdrawn discontinued scrapped"),
+    ("refunded repaid", "held retained withheld forfeited"),
 )
 #: Opposites with too many other senses to count anywhere ("a low bridge", "on Monday",
 #: "a positive review", "fit a new blade"): they count only on a field of a record
@@ -196,6 +200,112 @@ def _prefix_opposite(claim: str, unit: str) -> tuple[str, str] | None:
 
 
 _NOT_BEFORE = r"\b(?:not|never)\s+(?:(?:yet|been|be|being)\s+){0,2}"
+
+#: "before" / "after" / "from" / "to" right before a time or a date: the side of it
+#: something happens on, or the way it moves.
+_SIDE = re.compile(r"\b(before|after|from|to)\s+$", re.IGNORECASE)
+#: "before" / "after" right after a stretch of time ("half an hour before the galleries").
+_SIDE_AFTER = re.compile(r"^\s*(before|after)\b", re.IGNORECASE)
+_MOMENTS = frozenset({"time", "time12", "datetime", "date", "weekday"})
+_OTHER_SIDE = {"before": "after", "after": "before", "from": "to", "to": "from"}
+
+
+def _sides(text: str) -> set[tuple[str, str, Any]]:
+    """(side word, kind, meaning) of each time or date of ``text`` said after "before",
+    "after", "from" or "to", and of each stretch of time said before "before" or "after"."""
+    out: set[tuple[str, str, Any]] = set()
+    for w in read_values(text):
+        if w.kind in _MOMENTS and (m := _SIDE.search(w.lead)):
+            out.add((m.group(1).casefold(), w.kind, w.key))
+        elif w.kind == "quantity" and w.key[1] == "[time]" and (m := _SIDE_AFTER.match(w.tail)):
+            out.add((m.group(1).casefold(), w.kind, w.key[0]))
+    return out
+
+
+def _side_opposite(claim: str, unit: str) -> tuple[str, str] | None:
+    """A time or date the claim puts on the other side than the unit does: "packed after
+    05:00" against "packed before 05:00", "after 8 pm" against "before 20:00" (the same
+    moment by meaning, :func:`~pytest_provenai.attribution.values.read_values`), "half an
+    hour after the galleries" against "30 minutes before the galleries", where the unit never
+    puts it on the claim's side; and a move whose two dates the claim swaps ("moved from 3
+    May to 26 April" against "moved from 26 April to 3 May"): (the claim's word, the unit's
+    word), or None."""
+    unit_sides = _sides(unit)
+    if not unit_sides:
+        return None
+    said = _sides(claim)
+    swapped = [
+        side
+        for side, kind, key in said
+        if side in ("from", "to")
+        and (_OTHER_SIDE[side], kind, key) in unit_sides
+        and (side, kind, key) not in unit_sides
+    ]
+    if {"from", "to"} <= set(swapped):
+        return "from", "to"
+    for side, kind, key in sorted(said, key=str):
+        if side in ("from", "to"):
+            continue  # one end of a span said alone ("open from 3 May" after "shut to 3 May")
+        others = {s for s, k, kk in unit_sides if (k, kk) == (kind, key)}
+        if _OTHER_SIDE[side] in others and side not in others:
+            return side, _OTHER_SIDE[side]
+    return None
+
+
+#: How often something happens, in one word: the word → its period.
+_HOW_OFTEN = {
+    "hourly": "hour",
+    "daily": "day",
+    "nightly": "night",
+    "weekly": "week",
+    "fortnightly": "fortnight",
+    "monthly": "month",
+    "quarterly": "quarter",
+    "annually": "year",
+    "yearly": "year",
+}
+
+
+def _how_often(text: str) -> set[tuple[str, str]]:
+    """(the stemmed word before it, period) of each how-often word of ``text``."""
+    words = _words(text)
+    return {
+        (stem(words[i - 1]), _HOW_OFTEN[w]) for i, w in enumerate(words) if i and w in _HOW_OFTEN
+    }
+
+
+def _often_opposite(claim: str, unit: str) -> tuple[str, str] | None:
+    """A thing the claim says is done at another interval than the unit says, by the same
+    word before it ("Auto-belays are checked weekly" against "Auto-belays are checked
+    daily"), where the unit never gives it the claim's: (the claim's period, the unit's), or
+    None."""
+    said = _how_often(unit)
+    for before, period in sorted(_how_often(claim)):
+        others = {p for b, p in said if b == before}
+        if others and period not in others:
+            return period, sorted(others)[0]
+    return None
+
+
+#: "to" / "from" before a name: the way something goes ("moving to the Guildhall car park").
+_WAY = re.compile(r"\b(to|from)\s+(?:the\s+)?((?:[A-Z][\w'’-]*\s*){1,4})")
+
+
+def _ways(text: str) -> set[tuple[str, str]]:
+    return {(m.group(1).casefold(), m.group(2).strip().casefold()) for m in _WAY.finditer(text)}
+
+
+def _way_opposite(claim: str, unit: str) -> tuple[str, str] | None:
+    """A named place the claim says something goes to that the unit says it goes from, or
+    the other way ("The market is moving to the Guildhall car park" against "will move from
+    the Guildhall car park"), where the unit never says the other way of it: (the claim's
+    word, the unit's word), or None."""
+    said = _ways(unit)
+    for way, name in sorted(_ways(claim)):
+        other = "from" if way == "to" else "to"
+        if (other, name) in said and (way, name) not in said:
+            return way, other
+    return None
 
 
 def _one_negative_form(claim: str, unit: str) -> tuple[str, str]:
@@ -877,6 +987,12 @@ def polarity(claim: str, unit: str, *, fields: bool = True) -> Polarity:
             break
     if antonym is None:
         antonym = _prefix_opposite(claim, unit)
+    if antonym is None:
+        antonym = (
+            _side_opposite(claim, unit)
+            or _way_opposite(claim, unit)
+            or _often_opposite(claim, unit)
+        )
     if antonym is None and fields:
         antonym = _field_opposite(claim, unit)
     if antonym is None and fields:

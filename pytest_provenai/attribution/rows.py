@@ -1085,6 +1085,17 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in content_terms(text)}
 
 
+def stem_overlap(claim: str, unit: str) -> float:
+    """The share of the claim's stemmed content words (:func:`stem`) that ``unit`` holds:
+    "watch the rooms" says the same predicate as "watches every room" (1.0 for a claim
+    without content words)."""
+    terms = _stems(claim)
+    return len(terms & _stems(unit)) / len(terms) if terms else 1.0
+
+
+_HYPHENED = re.compile(r"\b[^\W\d_]+-[^\W\d_]+\b")
+
+
 def said_fields(
     claim: str, unit: str, *, shortest: int = 1, empty: bool = False
 ) -> Iterator[tuple[str, str]]:
@@ -1095,6 +1106,8 @@ def said_fields(
     expiry"); a unit ending the name (:data:`UNIT_SUFFIXES`) need not be said.
     ``empty``: fields with no value (``expiry:``) too, their value ``""``."""
     words = content_terms(claim)
+    # a hyphened word says the field it spells run together ("hook-up" of ``hookup``)
+    words |= {m.group(0).replace("-", "") for m in _HYPHENED.finditer(claim.casefold())}
     said = {stem(t) for t in words}
 
     def spoken(t: str) -> bool:
@@ -2051,6 +2064,7 @@ _PERIODS = {
     "pa": "year",
     "annually": "year",
     "yearly": "year",
+    "season": "season",
     "person": "person",
     "head": "person",
     "pp": "person",
@@ -2069,6 +2083,8 @@ _ONE_RATE = (
 _ANY_RATE = _ONE_RATE.replace("(?P<p>", "(?:").replace("(?P<w>", "(?:")
 _RATES_AFTER = re.compile(rf"\s*(?:{_ANY_RATE})(?:\s*,?\s*(?:{_ANY_RATE}))*", re.IGNORECASE)
 _RATE = re.compile(_ONE_RATE, re.IGNORECASE)
+#: ... or after the one word the amount counts ("4 mites per week", "4 mites/day").
+_COUNTED_RATES_AFTER = re.compile(rf"\s+[^\W\d_]+(?={_RATES_AFTER.pattern})", re.IGNORECASE)
 #: A rate that heads the amount right after it, as a table's cell or a label does
 #: ("Storage, per day      1.50", "per night: £80"): nothing but spaces and punctuation
 #: between ("Weekly fees, payable monthly in advance: full livery £172" is no monthly £172).
@@ -2087,10 +2103,17 @@ def _rate_of(text: str, span: tuple[int, int], inner: str) -> set[str]:
     if own:
         return own
     after = _RATES_AFTER.match(text, span[1])
+    counted = _COUNTED_RATES_AFTER.match(text, span[1])
+    if after is None and counted is not None:
+        after = _RATES_AFTER.match(text, counted.end())
     if after is not None:
         return _periods(after.group(0))
     before = _RATE_BEFORE.search(text, 0, span[0])
-    return _periods(before.group(0)) if before is not None else set()
+    if before is not None:
+        return _periods(before.group(0))
+    # a field whose name says the rate (``nightly_rate: £16``, a table's column)
+    kv = field(text)
+    return _periods(kv[0].replace("_", " ")) if kv is not None else set()
 
 
 def rate_conflict(content: str, values: Sequence[Value], source_text: str) -> tuple[str, ...]:
@@ -2101,25 +2124,33 @@ def rate_conflict(content: str, values: Sequence[Value], source_text: str) -> tu
     rate of an amount is the one right after it ("£80 per person per night": both), else the
     one heading it in its line; a place that says no rate of the amount settles nothing."""
     out: list[str] = []
-    read: list[tuple[str, list[Value]]] | None = None  # the evidence's values, read once
+    readings: list[list[tuple[str, list[Value]]]] | None = None  # the evidence's values
     for v in values:
         if v.kind not in ("quantity", "number"):
             continue
         want = _rate_of(content, v.span, v.text)
         if not want:
             continue
-        if read is None:
-            read = [
-                (ln, read_values(ln)) for ln in source_text.splitlines() if re.search(r"\d", ln)
+        if readings is None:
+            # read once, by lines; a table also a field a line, each cell under its
+            # column's name (``nightly_rate: £16``)
+            data = _data_rows(source_text)
+            texts = [source_text.splitlines()]
+            texts += [[ln for r in data for ln in r.split("\n")]] if data else []
+            readings = [[(ln, read_values(ln)) for ln in t if re.search(r"\d", ln)] for t in texts]
+        for read in readings:
+            placed = [
+                (w, _rate_of(ln, w.span, w.text))
+                for ln, held in read
+                for w in held
+                if match_values([v], w.text)[0].present
             ]
-        said = [
-            _rate_of(ln, w.span, w.text)
-            for ln, held in read
-            for w in held
-            if match_values([v], w.text)[0].present
-        ]
-        if said and all(periods and not periods & want for periods in said):
-            out.append(v.text)
+            # a bare number without a rate is no place of an amount ("£5 a week" is not the
+            # "5." numbering a clause)
+            said = [periods for w, periods in placed if periods or w.kind == v.kind]
+            if said and all(periods and not periods & want for periods in said):
+                out.append(v.text)
+                break
     return tuple(out)
 
 
@@ -2173,6 +2204,9 @@ def line_other_value(content: str, values: Sequence[Value], source_text: str) ->
     return tuple(out)
 
 
+_SEMICOLON = re.compile(r";\s+")
+
+
 def prose_other_sentence(
     content: str, values: Sequence[Value], sentences: Sequence[str]
 ) -> tuple[str, ...]:
@@ -2190,13 +2224,17 @@ def prose_other_sentence(
     kind and none of the clause's other values, is returned. Numbers inside a name
     (:func:`_in_name`) are left alone. ``sentences``: the premise's chunks
     (``pipeline.chunks``), in order."""
-    sentences = [s for s in sentences if s.strip()]
+    # a semicolon parts what a sentence says of two things ("Concert: Saturday, 19:30,
+    # Halifax Minster; call time 17:45")
+    parts = [(n, p) for n, s in enumerate(sentences) for p in _SEMICOLON.split(s) if p.strip()]
+    sentences = [p for _, p in parts]
     if len(sentences) < 2:
         return ()
     text = " ".join(sentences)
     blank = cut_values(content, values, keep_offsets=True)
     sentence_terms = [content_terms(s) for s in sentences]
     known = set().union(*sentence_terms)
+    unsaid = content_terms(blank) - known
     out: list[str] = []
     for v in values:
         if v.kind not in _SENTENCE_KINDS or _in_name(content, v):
@@ -2207,6 +2245,15 @@ def prose_other_sentence(
         # ("He is first recorded living …") is found by its predicate
         named = {w.casefold() for w in _CAPITALISED.findall(clause_text)}
         said = content_terms(clause_text) - named
+        first = _CAPITALISED.match(blank.lstrip())
+        if (
+            len(said & known) < 2
+            and first is not None
+            and start <= len(blank) - len(blank.lstrip())
+        ):
+            # the claim's first word, capitalised as any first word is, counts where the rest
+            # says too little ("Kittens can start from 8 weeks")
+            said |= content_terms(first.group(0)) & known
         terms = said & known  # chat the source never says aside
         if len(terms) < 2:
             continue
@@ -2226,12 +2273,42 @@ def prose_other_sentence(
             continue
         own = sentences[i]
         clause = [w for w in values if w is not v and start <= w.span[0] < end]
-        if any(m.present for m in match_values([v, *clause], own)):
-            continue  # the value is there, or the clause joins two sentences ("16A with a
-            # 3.6 kW max" of "hook-ups are 16 amp" and "combined load 3.6 kW")
+        if match_values([v], own)[0].present:
+            continue  # the value is there
+        if any(m.present for m in match_values(clause, own)) and not _rival(v, own):
+            continue  # the clause joins two sentences ("16A with a 3.6 kW max" of "hook-ups
+            # are 16 amp" and "combined load 3.6 kW"), unless the sentence states another
+            # measure of the value's own dimension ("one follow-up tuning within ninety
+            # days" against "one follow-up tuning within 60 days")
+        if unsaid and any(
+            parts[j][0] == parts[i][0] and not (content_terms(part) & said) - content_terms(own)
+            for j, part in enumerate(sentences)
+            if j > i and match_values([v], part)[0].present
+        ):
+            continue  # a later part of the same sentence that shares no word of the clause
+            # its own part lacks goes on with that part's predicate, where the claim names
+            # its subject in words the source never says ("With a car, check in at least 45
+            # minutes before departure" of "Foot passengers must check in at least 20
+            # minutes before departure; vehicles at least 45 minutes"; not "Kittens can
+            # start from 8 weeks" of "Kittens may start from 9 weeks; puppies from 8 weeks")
         if any(w.kind == v.kind for w in read_values(own)) and match_values([v], text)[0].present:
             out.append(v.text)
     return tuple(out)
+
+
+def _rival(v: Value, sentence: str) -> bool:
+    """Whether ``sentence`` states another quantity in ``v``'s unit as written (days against
+    days, not "forty-five minutes" against "12 weeks to 6 months"); False for a value that
+    is not a quantity."""
+    if v.kind != "quantity":
+        return False
+    unit = v.key[3].casefold().removesuffix("s")
+    return any(
+        w.kind == "quantity"
+        and w.key[1] == v.key[1]
+        and w.key[3].casefold().removesuffix("s") == unit
+        for w in read_values(sentence)
+    )
 
 
 def _named_most(

@@ -55,6 +55,7 @@ from pytest_provenai.attribution.protected import (
     ValueCheck,
     check_values,
     claim_values,
+    content_terms,
     overlap,
     rescue,
 )
@@ -62,16 +63,23 @@ from pytest_provenai.attribution.rows import (
     RowCheck,
     counted,
     counts_rows,
+    cut_values,
+    field,
     field_conflict,
+    field_parts,
     line_other_value,
     listed_count,
     log_other_line,
     name_field_conflict,
+    name_terms,
     prose_other_sentence,
     range_ends,
     rate_conflict,
     records,
     row_check,
+    said_fields,
+    stem,
+    stem_overlap,
     superlative_conflict,
     totalled,
 )
@@ -95,9 +103,13 @@ CONFLICT_REASONS = (
     "field_conflict",
     "superlative_conflict",
 )
+FIELD_COVER = 0.5
+"""Least share of a one-value claim's words (its value cut) that the names of the fields it
+names must say for the field's value to bear the claim out (:func:`_named_field_holds`)."""
 NEGATION_OVERLAP = 0.6
 """A negation mismatch is a conflict only when the claim and its unit share this share of
-the claim's content terms (the same predicate); below, it is a calibrator feature only."""
+the claim's content terms, stemmed (the same predicate: "does not need to watch the rooms"
+against "watches every room"); below, it is a calibrator feature only."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +232,27 @@ def names(content: str) -> list[str]:
     return out
 
 
+def _named_field_holds(content: str, values: Sequence[Value], unit: str) -> bool:
+    """Whether each of the claim's values (one at least, none an identifier or a name: a
+    key names the row, it says nothing of it) is the value of a ``key: value`` field of
+    ``unit`` whose name the claim says (:func:`.rows.said_fields`), not its first field."""
+    if not values or any(v.kind in ("identifier", "text") for v in values):
+        return False
+    # the first field is the record's key: it names the record, it says nothing of it
+    # ("Car 7's renewal is in" of ``car: 7``)
+    first = next((part.strip() for part in field_parts(unit) if field(part)), None)
+    fields = [(line, value) for line, value in said_fields(content, unit) if line != first]
+    if not fields or not all(
+        any(match_values([v], value)[0].present for _, value in fields) for v in values
+    ):
+        return False
+    # ... and the claim says little but the field: "The 11:30 departure runs every day" of
+    # ``departure: 11:30`` says more than the field holds
+    named = {stem(t) for line, _ in fields for t in name_terms(line.split(":")[0])}
+    rest = {stem(t) for t in content_terms(cut_values(content, values))}
+    return len(rest & named) >= FIELD_COVER * len(rest)
+
+
 def _without(check: ValueCheck, counts: Sequence[str]) -> ValueCheck:
     """``check`` with the counts the rows bear out present (:func:`.rows.counted`): "two of
     the four" is counted from rows, never found as a cell's value."""
@@ -331,7 +364,7 @@ def support_signals(
     conflict: str | None = None
     if row.conflict:
         conflict = "value_from_other_row"
-    elif pol.flag is not None or (pol.negation and overlap(content, unit) >= NEGATION_OVERLAP):
+    elif pol.flag is not None or (pol.negation and stem_overlap(content, unit) >= NEGATION_OVERLAP):
         conflict = "negation_conflict"
     elif pol.antonym is not None:
         conflict = "antonym_conflict"
@@ -374,7 +407,12 @@ def support_signals(
         # a row or a record binds its values to one another; prose chunks do not ("Albany
         # County 157A is a highway in New York State Route" holds both names and the number)
         (row.structured or record is not None)
-        and len(read) >= 2
+        and (
+            len(read) >= 2
+            # ... and a field its one value, where the claim names the field ("Bins need to
+            # be out by half past six" of ``bins_out_by: 06:30``)
+            or _named_field_holds(content, read, row.row if row.structured else record or "")
+        )
         and not absent
         and row_values_ok
         and conflict is None
