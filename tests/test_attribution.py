@@ -335,6 +335,25 @@ def test_a_name_the_claim_gives_a_field_does_not_say_its_record() -> None:
     assert on_topic(r, "Owner Ilse Varga books monthly.", owners, _PETS, _TOOLS, _FAMILIES) is r
 
 
+def test_forty_fifth_round_a_name_opening_the_claim_says_its_record() -> None:
+    """ "Larch has no frost damage" opens with the name only s2 holds: routed to s1 (whose
+    ``frost_damage: none`` its words matched), it is checked against s2. A name the claim
+    says after its verb may be a swapped value, and a first word no record writes as a name
+    says nothing: both stay."""
+    beds = {
+        "s1": 'bed: B1 "Rowan"\nfrost_damage: none\nleader: Ama Osei',
+        "s2": 'bed: B2 "Larch"\nfrost_damage: severe\nleader: Tom Hale',
+    }
+    tools = {"s1": "get_bed", "s2": "get_bed"}
+    families = {"s1": "record", "s2": "record"}
+    r = route([1.0, 0.0], {"s1": [1.0, 0.0], "s2": [0.8, 0.6]})
+    moved = on_topic(r, "Larch has no frost damage.", [""], beds, tools, families)
+    assert (moved.source, moved.status) == ("s2", "topic_anchored")
+    assert on_topic(r, "Rowan has no frost damage.", [""], beds, tools, families) is r
+    assert on_topic(r, "The first bed is led by Tom Hale.", [""], beds, tools, families) is r
+    assert on_topic(r, "Frost damage is none.", [""], beds, tools, families) is r
+
+
 def test_a_field_name_does_not_hold_a_claim_in_its_record() -> None:
     """ "meter" is only a field name of the meter record (``meter: KW-5512``): the claim's
     reading and date are in the readings table, so it goes there; a word the record says as

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pytest_provenai.attribution.protected import claim_values, content_terms
+from pytest_provenai.attribution.protected import STOPWORDS, claim_values, content_terms
 from pytest_provenai.attribution.rows import (
     cut_values,
     field,
@@ -52,6 +52,7 @@ __all__ = [
     "centroid",
     "cosine",
     "on_topic",
+    "opening_name",
     "route",
     "says_name",
 ]
@@ -221,9 +222,11 @@ def on_topic(
     if r.source not in same or len(same) < 2:
         return r
 
+    opening = opening_name(claim, [outputs[s] for s in same])
+
     def held(text: str) -> list[tuple[str, list[str], bool]]:
         # (name or identifier, the records holding it, whether it is an identifier)
-        said = [(n, False) for n in names(text)]
+        said = [(n, False) for n in names(text) + (opening if text is claim else [])]
         said += [(v.text, True) for v in claim_values(text) if v.kind == "identifier"]
         return [(n, [s for s in same if says_name(outputs[s], n)], i) for n, i in said]
 
@@ -242,8 +245,21 @@ def on_topic(
             )
         ]
 
-    if subjects(claim):
-        return r  # the claim names what it is about (its attribution phrase too)
+    named = subjects(claim)
+    if named:
+        # the claim names what it is about (its attribution phrase too): the one record
+        # that holds the name opening it, where the routed one holds none of what it names
+        # ("Cobble has no queen cells" routed to Bramble's inspection, whose ``queen_cells:
+        # none`` its words matched); a name after the verb may be the swapped value ("The art
+        # visit is led by Ms Quillan", who leads another trip)
+        theirs = {holders[0] for n, holders in named if len(holders) == 1 and n in opening}
+        if any(r.source in holders for _, holders in named) or len(theirs) != 1:
+            return r
+        target = theirs.pop()
+        if not _alike(outputs[target], outputs[r.source]):
+            return r
+        score = dict(r.ranking)[target]
+        return Route(target, score, score - r.score, r.ranking, "topic_anchored")
     for text in reversed(earlier):
         # an earlier text names a record by any name only it holds, the value of a field it
         # names too ("the copy with call number QX 641 RAM" names that copy)
@@ -265,6 +281,28 @@ def on_topic(
         return r
     score = dict(r.ranking)[target]
     return Route(target, score, score - r.score, r.ranking, "topic_anchored")
+
+
+#: A capitalised word opening a text, not in the possessive (:func:`.support.names` reads
+#: "Bramble's" already).
+_OPENING = re.compile(r"\s*([A-Z][a-z][\w’'-]*)\b(?!['’]s\b)")
+
+
+def opening_name(text: str, outputs: Sequence[str]) -> list[str]:
+    """The word opening ``text`` as a name, where one of ``outputs`` writes it capitalised
+    inside a sentence ("Cobble has no queen cells" of ``hive: H5 "Cobble"``): a name that
+    opens a sentence looks like any other first word (:func:`.support.names` leaves it
+    out)."""
+    m = _OPENING.match(text)
+    if m is None or m.group(1).casefold() in STOPWORDS:
+        return []
+    word = m.group(1)
+    for output in outputs:
+        for hit in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", output):
+            before = output[: hit.start()].rstrip(" \t")
+            if before and before[-1] not in ".!?\n":
+                return [word]
+    return []
 
 
 def _value_terms(output: str) -> set[str]:
