@@ -2121,8 +2121,12 @@ def rate_conflict(content: str, values: Sequence[Value], source_text: str) -> tu
     place the evidence states the amount, it says a rate of it, and none shares a period
     with the claim's ("£75 an hour" against "Late exit is charged at £75 per half hour";
     "1,50 EUR per hour" against "Storage after day 30, band C only, per day  1.50"). The
-    rate of an amount is the one right after it ("£80 per person per night": both), else the
-    one heading it in its line; a place that says no rate of the amount settles nothing."""
+    rate of an amount is the one right after it ("£80 per person per night": both) or after
+    the one word it counts ("4 mites per week"), else the one heading it in its line, else the
+    name of its field ("nightly_rate: £16"); a table is read by lines and again a field a
+    line, each cell under its column's name. A place that says no rate of the amount settles
+    nothing, and a bare number with no rate is no place of an amount of money ("5." numbering
+    a clause)."""
     out: list[str] = []
     readings: list[list[tuple[str, list[Value]]]] | None = None  # the evidence's values
     for v in values:
@@ -2221,9 +2225,14 @@ def prose_other_sentence(
     between "Public sessions are capped at 250 skaters" and "Disco on Ice is capped at 300
     skaters").
     A number, quantity, date or time that sentence lacks, where it states another of the same
-    kind and none of the clause's other values, is returned. Numbers inside a name
-    (:func:`_in_name`) are left alone. ``sentences``: the premise's chunks
-    (``pipeline.chunks``), in order."""
+    kind and none of the clause's other values (unless it states another measure in the
+    value's own unit, :func:`_rival`), is returned. Numbers inside a name
+    (:func:`_in_name`) are left alone. The parts a semicolon joins are read as sentences of
+    their own, but a later part that only goes on with its sentence's predicate
+    ("…; vehicles at least 45 minutes") is no other thing where the claim names its subject
+    in words the source never says. The claim's first word, capitalised as any first word
+    is, counts only where the rest of its clause says too little. ``sentences``: the
+    premise's chunks (``pipeline.chunks``), in order."""
     # a semicolon parts what a sentence says of two things ("Concert: Saturday, 19:30,
     # Halifax Minster; call time 17:45")
     parts = [(n, p) for n, s in enumerate(sentences) for p in _SEMICOLON.split(s) if p.strip()]
@@ -2278,8 +2287,8 @@ def prose_other_sentence(
         if any(m.present for m in match_values(clause, own)) and not _rival(v, own):
             continue  # the clause joins two sentences ("16A with a 3.6 kW max" of "hook-ups
             # are 16 amp" and "combined load 3.6 kW"), unless the sentence states another
-            # measure of the value's own dimension ("one follow-up tuning within ninety
-            # days" against "one follow-up tuning within 60 days")
+            # measure in the value's own unit ("one follow-up tuning within ninety days"
+            # against "one follow-up tuning within 60 days")
         if unsaid and any(
             parts[j][0] == parts[i][0] and not (content_terms(part) & said) - content_terms(own)
             for j, part in enumerate(sentences)

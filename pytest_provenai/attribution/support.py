@@ -235,7 +235,8 @@ def names(content: str) -> list[str]:
 def _named_field_holds(content: str, values: Sequence[Value], unit: str) -> bool:
     """Whether each of the claim's values (one at least, none an identifier or a name: a
     key names the row, it says nothing of it) is the value of a ``key: value`` field of
-    ``unit`` whose name the claim says (:func:`.rows.said_fields`), not its first field."""
+    ``unit`` whose name the claim says (:func:`.rows.said_fields`), not its first field, and
+    whether those names say :data:`FIELD_COVER` of the claim's other words."""
     if not values or any(v.kind in ("identifier", "text") for v in values):
         return False
     # the first field is the record's key: it names the record, it says nothing of it
