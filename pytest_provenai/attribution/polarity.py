@@ -38,6 +38,7 @@ from typing import Any
 
 from pytest_provenai.attribution.protected import claim_values, content_terms, has_negation
 from pytest_provenai.attribution.rows import (
+    ONE_WORD_PERIODS,
     cut_values,
     field,
     field_parts,
@@ -230,10 +231,10 @@ def _side_opposite(claim: str, unit: str) -> tuple[str, str] | None:
     puts it on the claim's side; and a move whose two dates the claim swaps ("moved from 3
     May to 26 April" against "moved from 26 April to 3 May"): (the claim's word, the unit's
     word), or None."""
-    unit_sides = _sides(unit)
-    if not unit_sides:
+    said = _sides(claim)  # most claims put nothing on a side: the unit is read only then
+    if not said:
         return None
-    said = _sides(claim)
+    unit_sides = _sides(unit)
     swapped = [
         side
         for side, kind, key in said
@@ -252,18 +253,9 @@ def _side_opposite(claim: str, unit: str) -> tuple[str, str] | None:
     return None
 
 
-#: How often something happens, in one word: the word → its period.
-_HOW_OFTEN = {
-    "hourly": "hour",
-    "daily": "day",
-    "nightly": "night",
-    "weekly": "week",
-    "fortnightly": "fortnight",
-    "monthly": "month",
-    "quarterly": "quarter",
-    "annually": "year",
-    "yearly": "year",
-}
+#: How often something happens, in one word: the word → its period (the rates'
+#: one-word periods, :data:`.rows.ONE_WORD_PERIODS`, and two that are no rate of an amount).
+_HOW_OFTEN = {**ONE_WORD_PERIODS, "fortnightly": "fortnight", "quarterly": "quarter"}
 
 
 def _how_often(text: str) -> set[tuple[str, str]]:
@@ -302,7 +294,7 @@ def _way_opposite(claim: str, unit: str) -> tuple[str, str] | None:
     word, the unit's word), or None."""
     said = _ways(unit)
     for way, name in sorted(_ways(claim)):
-        other = "from" if way == "to" else "to"
+        other = _OTHER_SIDE[way]
         if (other, name) in said and (way, name) not in said:
             return way, other
     return None

@@ -224,19 +224,20 @@ def on_topic(
 
     opening = opening_name(claim, [outputs[s] for s in same])
 
-    def held(text: str) -> list[tuple[str, list[str], bool]]:
-        # (name or identifier, the records holding it, whether it is an identifier)
-        said = [(n, False) for n in names(text) + (opening if text is claim else [])]
+    def held(text: str, opening: Sequence[str] = ()) -> list[tuple[str, list[str], bool]]:
+        # (name or identifier, the records holding it, whether it is an identifier);
+        # ``opening``: the name the text opens with (:func:`opening_name`)
+        said = [(n, False) for n in [*names(text), *opening]]
         said += [(v.text, True) for v in claim_values(text) if v.kind == "identifier"]
         return [(n, [s for s in same if says_name(outputs[s], n)], i) for n, i in said]
 
-    def subjects(text: str) -> list[tuple[str, list[str]]]:
+    def subjects(text: str, opening: Sequence[str] = ()) -> list[tuple[str, list[str]]]:
         # those of ``held`` that say which record the text is about: not a name that some
         # records hold only as the value of a field the text names ("Carys" of "His
         # preferred groomer's Carys"), a value it states
         return [
             (n, holders)
-            for n, holders, identifier in held(text)
+            for n, holders, identifier in held(text, opening)
             if holders
             and (
                 identifier
@@ -245,7 +246,7 @@ def on_topic(
             )
         ]
 
-    named = subjects(claim)
+    named = subjects(claim, opening)
     if named:
         # the claim names what it is about (its attribution phrase too): the one record
         # that holds the name opening it, where the routed one holds none of what it names

@@ -2072,6 +2072,8 @@ _PERIODS = {
     "guest": "person",
     "adult": "person",
 }
+#: The periods said in one word ("daily", "annually"): how often something happens.
+ONE_WORD_PERIODS = {w: p for w, p in _PERIODS.items() if w.endswith("ly")}
 _PERIOD = "|".join(sorted((re.escape(p) for p in _PERIODS), key=len, reverse=True))
 #: One rate, as it follows an amount: "an hour", "per half hour", "/hr", "a head", or a word
 #: of its own ("nightly", "pcm", "p.a.").
@@ -2244,6 +2246,9 @@ def prose_other_sentence(
     sentence_terms = [content_terms(s) for s in sentences]
     known = set().union(*sentence_terms)
     unsaid = content_terms(blank) - known
+    # the claim's first word, and where its clause must start to hold it
+    opening_at = len(blank) - len(blank.lstrip())
+    first = _CAPITALISED.match(blank, opening_at)
     out: list[str] = []
     for v in values:
         if v.kind not in _SENTENCE_KINDS or _in_name(content, v):
@@ -2254,12 +2259,7 @@ def prose_other_sentence(
         # ("He is first recorded living …") is found by its predicate
         named = {w.casefold() for w in _CAPITALISED.findall(clause_text)}
         said = content_terms(clause_text) - named
-        first = _CAPITALISED.match(blank.lstrip())
-        if (
-            len(said & known) < 2
-            and first is not None
-            and start <= len(blank) - len(blank.lstrip())
-        ):
+        if len(said & known) < 2 and first is not None and start <= opening_at:
             # the claim's first word, capitalised as any first word is, counts where the rest
             # says too little ("Kittens can start from 8 weeks")
             said |= content_terms(first.group(0)) & known

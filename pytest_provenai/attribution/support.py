@@ -249,7 +249,7 @@ def _named_field_holds(content: str, values: Sequence[Value], unit: str) -> bool
         return False
     # ... and the claim says little but the field: "The 11:30 departure runs every day" of
     # ``departure: 11:30`` says more than the field holds
-    named = {stem(t) for line, _ in fields for t in name_terms(line.split(":")[0])}
+    named = {stem(t) for line, _ in fields if (kv := field(line)) for t in name_terms(kv[0])}
     rest = {stem(t) for t in content_terms(cut_values(content, values))}
     return len(rest & named) >= FIELD_COVER * len(rest)
 
