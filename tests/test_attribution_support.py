@@ -21,11 +21,22 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_provenai.attribution.decompose import decompose
 from pytest_provenai.attribution.pipeline import chunks
 from pytest_provenai.attribution.polarity import polarity
-from pytest_provenai.attribution.protected import check_values
+from pytest_provenai.attribution.protected import check_values, claim_values
+from pytest_provenai.attribution.rows import (
+    capacity_state,
+    comparative_conflict,
+    counted,
+    derived,
+    prose_other_sentence,
+    rate_conflict,
+    row_check,
+    totalled,
+)
 from pytest_provenai.attribution.support import support_signals
-from pytest_provenai.attribution.values import read_values
+from pytest_provenai.attribution.values import match_values, read_values
 
 
 @pytest.mark.parametrize(
@@ -690,3 +701,273 @@ def test_forty_fifth_round_a_negation_is_read_on_stemmed_words() -> None:
     assert got.conflict == "negation_conflict"
     agree = "The warden locks the gate at dusk."
     assert support_signals(agree, [unit], unit, unit, [unit], structured=False).conflict is None
+
+
+# forty-sixth round: shapes from invented traces in twenty further domains (issue 23)
+
+_TOURS = (
+    "tour_id | tour | start | guide | capacity | booked | price_gbp\n"
+    "T-501 | Tower climb | 10:30 | Fr Aldous Penn | 12 | 12 | 14.00\n"
+    "T-503 | Tower climb | 14:30 | Margaret Iles | 12 | 7 | 14.00\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "source", "borne"),
+    [
+        # what is left of two whole cells of the claim's row
+        ("The 2:30 pm tower climb still has five places.", _TOURS, ("five",)),
+        # a number the claim says times the row's price
+        (
+            "Buying all seven Dracunculus would cost £98.",
+            "sku | plant | stock | price\nRP-1187 | Begonia | 11 | £16.50\n"
+            "RP-1203 | Dracunculus vulgaris | 7 | £14.00\n",
+            ("£98",),
+        ),
+        # ... or a sentence's price for each
+        (
+            "Fitting three anti-snap cylinders would come to £165.",
+            "Anti-snap cylinders are £55 each fitted when replacing three or more.",
+            ("£165",),
+        ),
+        # a stretch of time between two times of one record
+        (
+            "Marek reached the Brennan lockout 34 minutes after the call.",
+            '[{"job": "LS-3390", "time": "2025-02-14 22:47", "customer": "A. Brennan", '
+            '"technician": "Marek", "arrived": "23:21"}, {"job": "LS-3391", "time": '
+            '"2025-02-15 08:10", "customer": "Dunmore Dental", "technician": "Sian", '
+            '"arrived": "08:52"}]',
+            ("34 minutes",),
+        ),
+    ],
+)
+def test_forty_sixth_round_amounts_one_record_works_out(
+    claim: str, source: str, borne: tuple[str, ...]
+) -> None:
+    assert derived(claim, claim_values(claim), source) == borne
+
+
+@pytest.mark.parametrize(
+    ("claim", "source"),
+    [
+        # a wrong difference
+        ("The 2:30 pm tower climb still has four places.", _TOURS),
+        # no word says the amount is left or between
+        ("The 2:30 pm tower climb has five guides.", _TOURS),
+        # "free of charge" says no room is free
+        ("We found five cracked pins, replaced free of charge.", _TOURS),
+        # a number the output writes in another unit is a changed unit, not arithmetic
+        (
+            "After the cut the tank was refilled with 3100 ml of water.",
+            "06:52:30 RS-02 water tank filled vol=3100 l temp=60C\n"
+            "07:05:04 RS-02 cut start\n07:17:48 RS-02 cut complete",
+        ),
+    ],
+)
+def test_forty_sixth_round_no_amount_worked_out(claim: str, source: str) -> None:
+    assert derived(claim, claim_values(claim), source) == ()
+
+
+_CSV_JOBS = (
+    "job,address,date,sweep,price,status\n"
+    "CS-1201,14 Orchard Row,2025-10-07,Dan Colley,£65,completed\n"
+    "CS-1202,The Old Forge,2025-10-07,Dan Colley,£75,completed - cert issued\n"
+    "CS-1203,2 Mill Lane,2025-10-07,Ria Patel,£95,rescheduled to 2025-10-14\n"
+    "CS-1204,Bramble Cottage,2025-10-08,Ria Patel,£75,booked\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "borne"),
+    [
+        # a total of money cells the rows a name picks hold, "bringing in"
+        ("Dan Colley did two jobs on 7 October, bringing in £140.", ("two", "£140")),
+        # a count of the rows of a date
+        ("Three jobs were scheduled for 7 October.", ("Three",)),
+        # ... that the clause's other words pick out further: two were completed, not three
+        ("Three jobs were completed on 7 October.", ()),
+        ("Two jobs were completed on 7 October.", ("Two",)),
+    ],
+)
+def test_forty_sixth_round_totals_and_counts_of_money_cells_and_dates(
+    claim: str, borne: tuple[str, ...]
+) -> None:
+    values = claim_values(claim)
+    got = counted(claim, values, _CSV_JOBS) + totalled(claim, values, _CSV_JOBS)
+    assert tuple(dict.fromkeys(got)) == borne
+
+
+def test_forty_sixth_round_a_total_across_some_batches() -> None:
+    source = "batch,cheese,wheels\nCV-88,Tomme,40\nCV-91,Blue,24\nCV-95,Tomme,38\n"
+    claim = "There are 102 wheels in the cave across three batches."
+    assert totalled(claim, claim_values(claim), source) == ("102",)
+    wrong = "There are 112 wheels in the cave across three batches."
+    assert totalled(wrong, claim_values(wrong), source) == ()
+
+
+_EMAIL = (
+    "From: Gwen Pritchard <chair@twinning.example>\nTo: committee@twinning.example\n"
+    "Date: 20 May 2025\nSubject: Coach for the July visit\n\n"
+    "Hi all, I've booked the coach for the airport pick-up on 8 July: 49 seats. The flight "
+    "lands at 14:20. The civic reception with the mayor is on 9 July at 18:00 in the "
+    "Guildhall. We still need one more host family.\nGwen"
+)
+
+
+def test_forty_sixth_round_an_emails_body_is_read_as_prose() -> None:
+    """An email's header lines make it look like records; its body is prose, one sentence
+    against another: the pick-up's date is no date of the reception."""
+    parts = chunks(_EMAIL)
+    wrong = "The civic reception is on 8 July."
+    got = support_signals(wrong, parts, _EMAIL, parts[-3], [_EMAIL], structured=False)
+    assert got.conflict == "value_from_other_row"
+    right = "The civic reception is on 9 July."
+    got = support_signals(right, parts, _EMAIL, parts[-3], [_EMAIL], structured=False)
+    assert got.conflict is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "other"),
+    [
+        ("Late returns are charged 50p per day.", ("50p per day",)),
+        ("Late returns are charged 50p per week.", ()),
+    ],
+)
+def test_forty_sixth_round_a_rate_after_a_per_of_something_else(
+    claim: str, other: tuple[str, ...]
+) -> None:
+    source = "2. Late returns are charged 50p per toy per week."
+    assert rate_conflict(claim, claim_values(claim), source) == other
+
+
+@pytest.mark.parametrize(
+    ("claim", "other"),
+    [
+        ("Spectators are charged £65.", ("£65",)),
+        ("Agas only need to be out for 12 hours.", ("12 hours",)),
+        ("Spectators are charged £12.", ()),
+        ("Fires must be out for 12 hours.", ()),
+    ],
+)
+def test_forty_sixth_round_the_one_word_a_semicolon_part_says(
+    claim: str, other: tuple[str, ...]
+) -> None:
+    source = (
+        "1. The Hawk Walk lasts 90 minutes and costs £65 per person; spectators pay £12.\n"
+        "2. Let the fire go out at least 12 hours before; for Agas and range cookers allow "
+        "24 hours.\n3. Dogs are not permitted."
+    )
+    assert prose_other_sentence(claim, claim_values(claim), chunks(source)) == other
+
+
+def test_forty_sixth_round_a_row_named_by_its_leftmost_column() -> None:
+    """Rows alike in how many of the claim's words they hold: the leftmost column names
+    the row, and the other row's cell said of it is swapped."""
+    source = (
+        "booking | group | players | package\n"
+        "PB-7710 | Harris stag party | 16 | Full day\n"
+        "PB-7714 | Northgate Rugby U18 | 22 | Half day\n"
+    )
+    claim = "The rugby group is booked for a full day."
+    got = row_check(claim, claim_values(claim), source)
+    assert "Rugby" in got.row and got.swapped == ("Full day",)
+    right = "The rugby group is booked for a half day."
+    assert row_check(right, claim_values(right), source).swapped == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "content"),
+    [
+        (
+            "No, you can't bring your dog to the car park.",
+            "You can't bring your dog to the car park.",
+        ),
+        ("Sorry, they can't post plants abroad.", "They can't post plants abroad."),
+        ("The Kaur hire seems to be confirmed.", "The Kaur hire is confirmed."),
+        ("No dogs are allowed in the cave.", "No dogs are allowed in the cave."),
+    ],
+)
+def test_forty_sixth_round_an_answers_yes_or_no_is_no_part_of_the_claim(
+    text: str, content: str
+) -> None:
+    assert [c.content for c in decompose(text, {})] == [content]
+
+
+def test_forty_sixth_round_a_clocks_minutes_are_no_day() -> None:
+    read = read_values("Fuel dock hours: 08:00-18:00 April to September.")
+    assert [(v.kind, v.text) for v in read] == [("time", "08:00"), ("time", "18:00")]
+
+
+def test_forty_sixth_round_a_claims_date_picks_its_line() -> None:
+    source = (
+        "Toy library sessions - May 2025\nSat 10 May 10:00-12:30  Open session\n"
+        "Sat 17 May  CLOSED - hall booked for election count"
+    )
+    claim = "The library is open on the morning of 17 May."
+    got = support_signals(
+        claim, [source], source, "Sat 10 May 10:00-12:30  Open session", [source], structured=False
+    )
+    assert got.conflict == "antonym_conflict"
+
+
+@pytest.mark.parametrize(
+    ("claim", "present"),
+    [
+        ("Guy pressed 650 litres of apples.", False),
+        ("Guy pressed 650 kg of apples.", True),
+        ("Guy got 377 litres of juice.", True),
+        ("Guy paid twelve pounds.", True),
+    ],
+)
+def test_forty_sixth_round_a_number_under_another_dimensions_unit(
+    claim: str, present: bool
+) -> None:
+    row = "member: Guy Fennimore\napples_kg: 650\njuice_litres: 377\nfee_gbp: 12"
+    assert match_values(claim_values(claim), [row])[0].present is present
+
+
+@pytest.mark.parametrize(
+    ("claim", "state"),
+    [
+        ("The morning tower climb is sold out.", (True, False)),
+        ("The tower climb is fully booked.", (True, False)),
+        ("There are places left on the tower climb.", (False, True)),
+        ("The tower climb isn't sold out.", (False, True)),
+        ("The tower climb is full of history.", (None, None)),
+    ],
+)
+def test_forty_sixth_round_what_a_claim_says_of_a_records_room(
+    claim: str, state: tuple[bool | None, bool | None]
+) -> None:
+    full = "tour: Tower climb\nstart: 10:30\ncapacity: 12\nbooked: 12"
+    room = "tour: Tower climb\nstart: 14:30\ncapacity: 12\nbooked: 7"
+    assert (capacity_state(claim, full), capacity_state(claim, room)) == state
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["The nave isn't heated, so bring a coat.", "The start time hasn't changed."],
+)
+def test_forty_sixth_round_a_contracted_not_before_the_bare_word_agrees(claim: str) -> None:
+    unit = "The nave is unheated; bring a coat. The start time is unchanged."
+    assert polarity(claim, unit).antonym is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "conflict"),
+    [
+        ("The glory hole runs hotter than the furnace.", True),
+        ("The furnace is cooler than the glory hole.", True),
+        ("The furnace runs hotter than the glory hole.", False),
+        ("The glory hole is cooler than the furnace.", False),
+        # a thing no part of the source gives an amount of is no comparison to check
+        ("The annealer runs hotter than the furnace.", False),
+    ],
+)
+def test_forty_sixth_round_a_comparison_the_amounts_turn_round(claim: str, conflict: bool) -> None:
+    source = (
+        "2. Didymium glasses are required when working at the glory hole.\n"
+        "4. The furnace runs at 1,150 °C; the glory hole at about 1,050 °C.\n"
+        "5. Pieces stay in the annealer overnight."
+    )
+    assert comparative_conflict(claim, source) is conflict

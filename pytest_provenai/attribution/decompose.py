@@ -621,6 +621,19 @@ _FRAME_OPEN = re.compile(
     r"(?:\s*,[^,]{1,60},)?\s+(?:that\s+|like\s+|as\s+though\s+|as\s+if\s+)?",
     re.IGNORECASE,
 )
+#: An answer's word opening the claim before its proposition ("No, you can't bring your
+#: dog", "Sorry, they can't send plants to Northern Ireland", "Yes — the path reopened"):
+#: it answers the question and asserts nothing of its own (a comma or dash after it; "No
+#: dogs are allowed" keeps its "No").
+_ANSWER_WORD = re.compile(
+    r"^(?:yes|yeah|yep|yup|no|nope|nah|sorry|sadly|unfortunately|happily|good\s+news"
+    r"|bad\s+news|i['’]m\s+afraid|afraid\s+not|correct|right|ok(?:ay)?)"
+    r"\s*(?:,|—|–|\s-|:|!)\s*",
+    re.IGNORECASE,
+)
+#: A hedge inside the proposition: "The Kaur hire seems to be confirmed" says the hire is
+#: confirmed.
+_SEEMS = re.compile(r"\b(?:(seems|appears|looks)|(seem|appear|look))\s+to\s+be\b", re.IGNORECASE)
 _FRAME_ASIDE = re.compile(
     r",?\s*\b(?:for\s+the\s+avoidance\s+of\s+doubt|as\s+things\s+stand"
     r"|to\s+the\s+best\s+of\s+(?:the\s+records?(?:\s+(?:provided|available|supplied))?"
@@ -720,6 +733,10 @@ def _content(text: str, attribution: Attribution, span_in_text: tuple[int, int] 
             text = f"{body[: len(body) - len(stop)]} ({', '.join(kept)}){stop}"
     text = _TAG.sub("", text)
     text = " ".join(_FRAME_ASIDE.sub(" ", text).split())
+    answered = _ANSWER_WORD.match(text)
+    if answered is not None and answered.end() < len(text):
+        text = text[answered.end() :][:1].upper() + text[answered.end() + 1 :]
+    text = _SEEMS.sub(lambda m: "is" if m.group(1) else "are", text)
     framed = _FRAME_OPEN.match(text)
     if framed is not None and framed.end() < len(text):
         return text[framed.end() :][:1].upper() + text[framed.end() + 1 :]

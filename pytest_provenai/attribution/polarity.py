@@ -108,6 +108,7 @@ _PAIRS: tuple[tuple[str, str], ...] = (
     ("sturdy robust", "flimsy fragile"),
     ("continue continues continued continuing", "withdrawn discontinued scrapped"),
     ("refunded repaid", "held retained withheld forfeited"),
+    ("rechargeable", "disposable"),
 )
 #: Opposites with too many other senses to count anywhere ("a low bridge", "on Monday",
 #: "a positive review", "fit a new blade"): they count only on a field of a record
@@ -200,7 +201,7 @@ def _prefix_opposite(claim: str, unit: str) -> tuple[str, str] | None:
     return None
 
 
-_NOT_BEFORE = r"\b(?:not|never)\s+(?:(?:yet|been|be|being)\s+){0,2}"
+_NOT_BEFORE = r"(?:\b(?:not|never)|n['’]t)\s+(?:(?:yet|been|be|being)\s+){0,2}"
 
 #: "before" / "after" / "from" / "to" right before a time or a date: the side of it
 #: something happens on, or the way it moves.

@@ -70,9 +70,12 @@ from pytest_provenai.attribution.values import (
 
 __all__ = [
     "RowCheck",
+    "capacity_state",
+    "comparative_conflict",
     "counted",
     "counts_rows",
     "cut_values",
+    "derived",
     "field",
     "field_conflict",
     "field_parts",
@@ -555,8 +558,16 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     def id_hits(i: int) -> int:
         return sum(matches[i][k].present for k in ids)
 
-    def rank(i: int) -> tuple[int, int, int]:
-        return (len(distinctive & row_terms[i]), sum(m.present for m in matches[i]), -i)
+    def rank(i: int) -> tuple[int, int, int, int]:
+        # rows alike in how many words they share are told apart by the column holding them:
+        # the leftmost names the row ("The rugby group is booked for a full day": the row
+        # whose ``group`` says Rugby, not the one whose ``package`` says Full day)
+        return (
+            len(distinctive & row_terms[i]),
+            sum(m.present for m in matches[i]),
+            -_first_column(distinctive & row_terms[i], rows[i]),
+            -i,
+        )
 
     by_id = [i for i in candidates if id_hits(i)]
     named_by_id = len(by_id) == 1  # an identifier of one row only ("room R7" is many rows')
@@ -704,6 +715,13 @@ def row_check(content: str, values: Sequence[Value], source_text: str) -> RowChe
     )
 
 
+def _first_column(terms: set[str], row: str) -> int:
+    """The position of the first field of ``row`` whose cell holds one of ``terms`` (the
+    number of fields when none does)."""
+    cells = list(_fields(row).values())
+    return next((k for k, cell in enumerate(cells) if terms & content_terms(cell)), len(cells))
+
+
 def _short_cells_name(terms: set[str], row: str) -> bool:
     """Whether ``row`` holds one of ``terms`` outside its notes (a field named for a note —
     notes, comments, remarks — whose value has more than four words): a note's words ("post
@@ -776,7 +794,7 @@ def _swapped_cells(
                 and content_terms(mine)
                 and said <= terms
                 and not said & own_terms
-                and not terms & content_terms(mine)
+                and not terms & (content_terms(mine) - content_terms(cell))
                 and cell not in out
             ):
                 out.append(cell)
@@ -1273,6 +1291,55 @@ def superlative_conflict(
     return ()
 
 
+#: A comparison of two things ("The glory hole runs hotter than the furnace"): the word
+#: that says which way, and what the second thing is.
+_COMPARATIVE = re.compile(
+    r"\b(?:(?P<up>hotter|warmer|higher|longer|bigger|larger|deeper|heavier|taller|faster"
+    r"|greater|dearer|wider|older)|(?P<down>colder|cooler|lower|shorter|smaller|shallower"
+    r"|lighter|slower|cheaper|narrower|younger))\s+than\s+(?P<other>[^,.;:!?]+)",
+    re.IGNORECASE,
+)
+#: Verbs a comparison says its first thing with ("runs hotter", "went deeper"): no name.
+_COMPARING_VERBS = frozenset(
+    "runs run ran goes went gets got stays stayed sits sat reads measures measured burns "
+    "burned looks feels".split()
+)
+_PARTS = re.compile(r"[;\n]|(?<=[.!?])\s+")
+
+
+def comparative_conflict(content: str, source_text: str) -> bool:
+    """Whether the claim compares two things one way ("The glory hole runs hotter than the
+    furnace") that the source's amounts of them compare the other way ("The furnace runs at
+    1,150 °C; the glory hole at about 1,050 °C"): each thing is named by words of its own (the
+    first's before the comparison, the second's after "than", verbs aside) in one part of the
+    source (a line, a sentence or a semicolon part) holding one amount, the two amounts of one
+    dimension. Equal amounts contradict the comparison too."""
+    m = _COMPARATIVE.search(content)
+    if m is None:
+        return False
+    first = content_terms(content[: m.start()]) - _COMPARING_VERBS
+    second = content_terms(m.group("other")) - _COMPARING_VERBS
+    first, second = first - second, second - first
+    if not first or not second:
+        return False
+    parts = [p for p in _PARTS.split(source_text) if p.strip()]
+
+    def amount(mine: set[str], theirs: set[str]) -> Value | None:
+        held = [p for p in parts if mine & content_terms(p) and not theirs & content_terms(p)]
+        amounts = [
+            found for p in held if (found := [v for v in read_values(p) if v.kind == "quantity"])
+        ]
+        # the one part naming the thing with an amount, and one amount there
+        return amounts[0][0] if len(amounts) == 1 and len(amounts[0]) == 1 else None
+
+    a, b = amount(first, second), amount(second, first)
+    if a is None or b is None or a.key[1] != b.key[1]:
+        return False
+    size_a, size_b = magnitude(a), magnitude(b)
+    assert size_a is not None and size_b is not None
+    return size_a <= size_b if m.group("up") else size_a >= size_b
+
+
 def _touched(clause: str, unit: str) -> list[str]:
     """The values of the fields of ``unit`` whose name shares a word with ``clause`` (by
     :func:`stem`): a field the clause may speak of ("moisture" of ``moisture_pct``)."""
@@ -1631,11 +1698,213 @@ def totalled(content: str, values: Sequence[Value], source_text: str) -> tuple[s
     return tuple(out)
 
 
+#: A claim that says a thing is full ("sold out", "fully booked", "no places left") ...
+_FULL = re.compile(
+    r"\b(?:sold\s+out|fully\s+booked|booked\s+up"
+    # "is full." / "full on Saturday", not "full of history"
+    r"|full(?:\s+up)?(?=\s*(?:[.,;!?]|$|\s+(?:on|for|at|today|tomorrow|now|already)\b))"
+    r"|no\s+(?:places|spaces|seats|spots|slots|room)\s+(?:left|remaining|free|available)"
+    r"|at\s+capacity)",
+    re.IGNORECASE,
+)
+#: ... or that it has room ("three places left", "still has space", "seats available").
+_ROOM = re.compile(
+    r"\b(?:(?:places?|spaces?|seats?|spots?|slots?)\s+(?:left|remaining|free|available)"
+    r"|still\s+(?:has|have|got)\s+(?:[\w-]+\s+)?(?:room|space|places?|spaces?|seats?|spots?"
+    r"|availability)"
+    r"|has\s+(?:room|availability)|(?:spaces?|places?|seats?)\s+to\s+spare)\b",
+    re.IGNORECASE,
+)
+_CAPACITY_KEY = re.compile(r"capacity|\bcap\b|places|spaces|seats|max|limit", re.IGNORECASE)
+_TAKEN_KEY = re.compile(r"booked|sold|taken|reserved|filled|registered|enrolled", re.IGNORECASE)
+
+
+def capacity_state(content: str, record: str) -> bool | None:
+    """Whether a record with one capacity field and one booked field (``capacity: 12``,
+    ``booked: 12``) bears out what the claim says of its room: True where the claim says it
+    is full ("sold out", "fully booked", "no places left") and it is, or says it has room
+    ("three places left", "still has space") and it has; False where it says the other;
+    None where the claim says neither or the record has no such pair of fields."""
+    fields = _fields(record)
+    cap = [c for k, c in fields.items() if _CAPACITY_KEY.search(k) and c.strip().isdigit()]
+    taken = [
+        c
+        for k, c in fields.items()
+        if _TAKEN_KEY.search(k) and not _CAPACITY_KEY.search(k) and c.strip().isdigit()
+    ]
+    if len(cap) != 1 or len(taken) != 1:
+        return None
+    full = int(taken[0]) >= int(cap[0])
+    says_full = _FULL.search(content) is not None
+    says_room = _ROOM.search(content) is not None
+    if says_full and has_negation(content):
+        says_full, says_room = False, True  # "isn't sold out"
+    if says_full == says_room:
+        return None
+    return full if says_full else not full
+
+
+#: Words that make a claim's amount what is left of, or between, two amounts of one record
+#: ("still has five places" of ``capacity 12 | booked 7``, "34 minutes after the call" of
+#: ``time 22:47``, ``arrived 23:21``, "£145 more").
+_DIFFERENCE = re.compile(
+    r"\b(?:left|remain(?:s|ing)?|spare|free(?!\s+of\b)|available|still\s+(?:has|have|got)"
+    r"|more|less|fewer|short|behind|ahead|rise[sn]?|rising|increase[sd]?|difference|balance"
+    r"|outstanding|owe[sd]?|owing|after|later|before|earlier|longer|shorter|extra)\b",
+    re.IGNORECASE,
+)
+#: Words that make a claim's money a price worked out ("would cost £98", "would come to
+#: £165", "Commission … would be £46.50").
+_PRICED = re.compile(
+    r"\b(?:would|cost(?:s|ing)?|comes?\s+to|came\s+to|total(?:s|led|ling)?|altogether"
+    r"|in\s+all|all\s+told|charged?|pays?|paying|commission|fee)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"\n|(?<=[.!?;])\s+")
+
+
+def _units(source_text: str) -> list[str]:
+    """The records of ``source_text`` (:func:`records`), or for prose its lines and
+    sentences: the units one worked-out amount takes both its operands from."""
+    found = records(source_text)
+    if found:
+        return found
+    return [s for s in _SENTENCE_END.split(source_text) if s.strip()]
+
+
+def _minutes(v: Value) -> int | None:
+    """A time of day's or a date and time's minutes after midnight."""
+    if v.kind == "time":
+        return int(v.key)
+    if v.kind == "datetime" and len(v.key) == 4 and v.key[3] is not None:
+        return int(v.key[3])
+    return None
+
+
+def _whole(v: Value) -> bool:
+    """Whether ``v`` is a bare whole number written without a decimal point ("7", "seven";
+    not a price's "14.00")."""
+    return v.kind == "number" and float(v.key).is_integer() and "." not in v.text
+
+
+def derived(
+    content: str, values: Sequence[Value], source_text: str, known: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """The claim's amounts that one record of ``source_text`` (or one sentence of prose)
+    works out from two of its own amounts, though no output states them (issue 23):
+
+    * what is left or between, where the claim says so (:data:`_DIFFERENCE`): a whole
+      number that is one whole number of the record less another ("still has five places"
+      of ``capacity 12 | booked 7``), money one money less another ("£145 more" of £410
+      and £265), a stretch of time that is one time of the record after another ("34
+      minutes after the call" of ``time 22:47`` and ``arrived 23:21``);
+    * a price, where the claim says so (:data:`_PRICED`): money that is a number the claim
+      says ("seven", "three") times money of the record ("Buying all seven Dracunculus
+      would cost £98" of ``stock 7 | price £14.00``, "three cylinders would come to £165" of
+      "£55 each"), or a percentage of the record times money the claim says ("Commission on
+      a £465 hammer price would be £46.50" of "Commission is 10% of the hammer price").
+
+    The record must be the claim's: it holds another of the claim's values, or a word of
+    the claim that not every record holds. Only amounts the outputs do not state are
+    worked out, so a changed number the outputs state elsewhere is not excused."""
+    wanted = [
+        v
+        for v in values
+        if v.kind in ("number", "quantity") and v.bound is None and v.text not in known
+    ]
+    if not wanted:
+        return ()
+    stated = {m.value.span: m.present for m in match_values(list(values), [source_text])}
+    written = {
+        float(w.key) if w.kind == "number" else float(w.key[2])
+        for w in read_values(source_text)
+        if w.kind in ("number", "quantity")
+    }
+    # an amount whose number the outputs write (in another unit: "3100 ml" of "3100 l") is
+    # no worked-out one
+    wanted = [
+        v
+        for v in wanted
+        if not stated.get(v.span, False)
+        and (float(v.key) if v.kind == "number" else float(v.key[2])) not in written
+    ]
+    if not wanted:
+        return ()
+    units = _units(source_text)
+    unit_terms = [content_terms(u) for u in units]
+    claim_terms = content_terms(cut_values(content, values))
+    picking = {t for t in claim_terms if 0 < sum(t in ut for ut in unit_terms) < len(units)}
+    if len(units) == 1:
+        picking = {t for t in claim_terms if len(t) >= 4 and t in unit_terms[0]}
+    out: list[str] = []
+    for v in wanted:
+        others = [w for w in values if w.span != v.span and stated.get(w.span, False)]
+        for unit, terms in zip(units, unit_terms, strict=True):
+            have = read_values(unit)
+            held = match_values(others, [unit]) if others else []
+            if not (picking & terms or any(m.present for m in held)):
+                continue
+            if _difference_borne(content, v, unit, have) or _price_borne(content, v, values, have):
+                out.append(v.text)
+                break
+    return tuple(out)
+
+
+def _difference_borne(content: str, v: Value, unit: str, have: Sequence[Value]) -> bool:
+    """Whether claim amount ``v`` is one amount of ``unit`` (its values ``have``) less
+    another, where the claim says it is what is left or between (:func:`derived`): whole
+    numbers that are whole cells of a record's fields (``capacity: 12``, ``booked: 7``),
+    times of day, or money."""
+    if not _DIFFERENCE.search(content):
+        return False
+    if _whole(v):
+        target = float(v.key)
+        whole = [float(c) for c in _fields(unit).values() if re.fullmatch(r"\s*\d+\s*", c)]
+        return any(a - b == target for a in whole for b in whole)
+    if v.kind != "quantity":
+        return False
+    if v.key[1] == "[time]":
+        times = [m for w in have if (m := _minutes(w)) is not None]
+        return any(abs((b - a) * 60 - float(v.key[0])) < 1e-6 for a in times for b in times)
+    if not str(v.key[1]).startswith("[currency"):
+        return False
+    money = [float(w.key[0]) for w in have if w.kind == "quantity" and w.key[1] == v.key[1]]
+    return any(abs(a - b - float(v.key[0])) < 0.005 for a in money for b in money)
+
+
+def _price_borne(content: str, v: Value, values: Sequence[Value], have: Sequence[Value]) -> bool:
+    """Whether claim money ``v`` is a number the claim says times money of ``have``, or a
+    percentage of ``have`` times money the claim says, where the claim says it is a price
+    (:func:`derived`)."""
+    if (
+        v.kind != "quantity"
+        or not str(v.key[1]).startswith("[currency")
+        or not _PRICED.search(content)
+    ):
+        return False
+    target = float(v.key[0])
+    counts = [float(w.key) for w in values if _whole(w) and w.span != v.span]
+    said = [
+        float(w.key[0])
+        for w in values
+        if w.span != v.span and w.kind == "quantity" and w.key[1] == v.key[1]
+    ]
+    prices = [float(w.key[0]) for w in have if w.kind == "quantity" and w.key[1] == v.key[1]]
+    shares = [float(w.key[0]) for w in have if w.kind == "quantity" and w.key[1] == "[percent]"]
+    return any(abs(n * p - target) < 0.005 for n in counts for p in prices if n > 1) or any(
+        abs(s * m - target) < 0.005 for s in shares for m in said
+    )
+
+
 #: Words that make a claim's number a total of a column ("3 trips in total", "38 hours
 #: between them", "adding up the hours column").
 _TOTAL = re.compile(
     r"\b(?:totals?|totalled|totaled|in\s+all|altogether|together|combined|between\s+them"
     r"|all\s+told|across\s+the\s+lot"
+    # "across both", "across four batches", "bringing in £140"
+    r"|across\s+(?:both|all|(?:the\s+|its\s+|their\s+)?"
+    r"(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+[^\W\d_]+)"
+    r"|bring(?:s|ing)?\s+in|brought\s+in"
     r"|add(?:s|ing|ed)?\s+up|sum(?:med)?|come\s+to|comes\s+to|came\s+to)\b",
     re.IGNORECASE,
 )
@@ -1673,16 +1942,49 @@ def _total_borne(content: str, v: Value, values: Sequence[Value], data: Sequence
         # no word picks rows out: all of them ("27 heads across the lot"), or the rows that
         # share a word-valued cell ("the groups who played paid 837 euro": ``completed``)
         subsets = [list(range(len(data))), *_category_groups(fields, shared)]
+    for w in values:
+        # a value of the claim that some rows hold picks them out too ("38 players booked
+        # for 14 June" of the rows dated 2025-06-14)
+        if w.span != v.span and w.kind in ("date", "datetime", "time", "identifier", "text"):
+            picked = [i for i, r in enumerate(data) if match_values([w], [r])[0].present]
+            if 0 < len(picked) < len(data):
+                subsets.append(picked)
+    if len(subsets) > 1:
+        # every word and value that picks rows, together ("Dan Colley … on 7 October")
+        subsets.append(sorted(set.intersection(*(set(rows) for rows in subsets))))
     for key in shared:
-        if stem and not any(t.startswith(stem) for t in re.split(r"[_\W]+", key) if t):
+        numbers = _column_amounts(v, stem, key, [f[key] for f in fields])
+        if numbers is None:
             continue
-        cells = [f[key].replace(",", "") for f in fields]
-        if not all(_CELL_NUMBER.match(c) for c in cells):
-            continue
-        numbers = [float(c) for c in cells]
-        if any(abs(sum(numbers[i] for i in rows) - target) < 1e-6 for rows in subsets):
+        if any(abs(sum(numbers[i] for i in rows) - target) < 1e-6 for rows in subsets if rows):
             return True
     return False
+
+
+def _column_amounts(v: Value, stem: str, key: str, cells: Sequence[str]) -> list[float] | None:
+    """The amounts of one column's ``cells`` that a total ``v`` may sum, or None: bare
+    numbers in every cell (a quantity's unit named by the column, ``apples_kg`` for kg), or
+    for a quantity, cells that write its unit themselves (``£420``; "sold £465" — a cell
+    with no amount, "unsold", adds nothing) with two or more amounts."""
+    plain = [c.replace(",", "").strip() for c in cells]
+    if all(_CELL_NUMBER.match(c) for c in plain):
+        if stem and not any(t.startswith(stem) for t in re.split(r"[_\W]+", key) if t):
+            return None
+        return [float(c) for c in plain]
+    if v.kind != "quantity":
+        return None
+    out: list[float] = []
+    for cell in cells:
+        found = [w for w in read_values(cell) if w.kind in ("quantity", "number", "identifier")]
+        if not found:
+            if re.search(r"\d", cell):
+                return None  # another kind of value (a date): no column of amounts
+            out.append(0.0)
+            continue
+        if len(found) != 1 or found[0].kind != "quantity" or found[0].key[1] != v.key[1]:
+            return None
+        out.append(float(found[0].key[2]))
+    return out if sum(1 for x in out if x) >= 2 else None
 
 
 def _category_groups(fields: Sequence[dict[str, str]], keys: set[str]) -> list[list[int]]:
@@ -1800,8 +2102,18 @@ def _count_borne(
     # the identifiers a clause lists are the items it counts, together ("Refused: 2
     # (DRO/PAR/14/3 at 09:12, DRO/PAR/14/5 at 10:33)"); its words each qualify them
     listed = [set().union(*ids)] if ids else []
+    # a date of the clause picks its rows out as a word does ("two groups booked for 14
+    # June" of the rows dated 2025-06-14)
+    dated = [
+        {i for i, r in enumerate(data) if match_values([w], [r])[0].present}
+        for w in values
+        if w.kind in ("date", "datetime") and start <= w.span[0] and w.span[1] <= end
+    ]
+    listed += dated
     picking = [h for h in held + listed if 0 < len(h) < everyone]
-    strict = not whole or n > 12
+    # (a dated count is read strictly too: the rows of that date that the clause's other
+    # words pick out — "Three jobs were completed on 7 October" counts the completed ones)
+    strict = not whole or n > 12 or bool(dated)
     if strict or any(len(h) == n and s for h, s in zip(held, stemmed, strict=True)):
         if picking:
             return len(set.intersection(*picking)) == n > 0
@@ -2081,9 +2393,15 @@ _ONE_RATE = (
     rf"(?:(?:per|an?|each|every)\s+|/\s*)(?P<p>{_PERIOD})s?\b"
     r"|(?P<w>hourly|daily|nightly|weekly|monthly|yearly|annually|pcm|pw|pp|p\.a\.)(?!\w)"
 )
-#: The rates right after an amount, one or a chain ("per person per night").
+#: The rates right after an amount, one or a chain ("per person per night"); a "per" of
+#: something that is no period goes on with the chain ("50p per toy per week").
 _ANY_RATE = _ONE_RATE.replace("(?P<p>", "(?:").replace("(?P<w>", "(?:")
-_RATES_AFTER = re.compile(rf"\s*(?:{_ANY_RATE})(?:\s*,?\s*(?:{_ANY_RATE}))*", re.IGNORECASE)
+_CHAIN_RATE = rf"{_ANY_RATE}|per\s+[^\W\d_]+"
+_RATES_AFTER = re.compile(
+    rf"\s*(?:{_ANY_RATE})(?:\s*,?\s*(?:{_CHAIN_RATE}))*"
+    rf"|\s*per\s+[^\W\d_]+(?:\s*,?\s*(?:{_CHAIN_RATE}))+",
+    re.IGNORECASE,
+)
 _RATE = re.compile(_ONE_RATE, re.IGNORECASE)
 #: ... or after the one word the amount counts ("4 mites per week", "4 mites/day").
 _COUNTED_RATES_AFTER = re.compile(rf"\s+[^\W\d_]+(?={_RATES_AFTER.pattern})", re.IGNORECASE)
@@ -2264,6 +2582,19 @@ def prose_other_sentence(
             # says too little ("Kittens can start from 8 weeks")
             said |= content_terms(first.group(0)) & known
         terms = said & known  # chat the source never says aside
+        lone = (
+            terms
+            if len(terms) == 1
+            else terms & content_terms(first.group(0))
+            if len(terms) == 2 and first is not None and start <= opening_at
+            else set()
+        )
+        if any(_lone_word_elsewhere(v, w, terms, parts) for w in lone):
+            # the clause's one word the source says (or its first word, of two) is only in a
+            # sentence stating another value of its kind, never beside the value
+            # ("Spectators are charged £65" of "… costs £65 per person; spectators pay £12")
+            out.append(v.text)
+            continue
         if len(terms) < 2:
             continue
         hits = sorted(((len(terms & st), i) for i, st in enumerate(sentence_terms)), reverse=True)
@@ -2303,6 +2634,31 @@ def prose_other_sentence(
         if any(w.kind == v.kind for w in read_values(own)) and match_values([v], text)[0].present:
             out.append(v.text)
     return tuple(out)
+
+
+def _lone_word_elsewhere(
+    v: Value, word: str, terms: set[str], parts: Sequence[tuple[int, str]]
+) -> bool:
+    """Whether ``word`` is in one of the semicolon ``parts`` of the premise's sentences only
+    (each part with its sentence's number), that part lacks ``v`` and states another value of
+    its kind (of its unit, for a quantity), another part of the same sentence holds ``v``,
+    and no part holding ``v`` holds more of the clause's ``terms``: a sentence that gives two
+    things a value each ("… costs £65 per person; spectators pay £12")."""
+    if v.kind != "quantity":
+        return False  # a bare number, date or time is anything's (a result's "2." and date)
+    holding = [(n, p) for n, p in parts if word in content_terms(p)]
+    if len(holding) != 1 or match_values([v], holding[0][1])[0].present:
+        return False
+    n, own = holding[0]
+    with_v = [p for m, p in parts if m == n and match_values([v], p)[0].present]
+    if not with_v:
+        return False
+    if max(len(terms & content_terms(s)) for s in with_v) > len(terms & content_terms(own)):
+        return False
+    return _rival(v, own) or any(
+        w.kind == "quantity" and w.key[1] == v.key[1] and str(w.key[1]).startswith("[currency")
+        for w in read_values(own)
+    )
 
 
 def _rival(v: Value, sentence: str) -> bool:

@@ -29,7 +29,10 @@ negated fields (its chunk may be one line of it). A *conflict* makes the claim
   :func:`~pytest_provenai.attribution.rows.name_field_conflict`);
 * ``superlative_conflict`` — the claim calls its amount the highest or the lowest and
   another row of the table holds a higher or lower one in that column
-  (:func:`~pytest_provenai.attribution.rows.superlative_conflict`).
+  (:func:`~pytest_provenai.attribution.rows.superlative_conflict`), or compares two things
+  one way that the source's amounts of them compare the other ("The glory hole runs
+  hotter than the furnace" against "The furnace runs at 1,150 °C; the glory hole at about
+  1,050 °C"; :func:`~pytest_provenai.attribution.rows.comparative_conflict`).
 
 A neutral decision is lexically rescued (supported) only without a conflict, a missing value
 or an absent name: on structured evidence when the claim's row holds its values
@@ -61,9 +64,12 @@ from pytest_provenai.attribution.protected import (
 )
 from pytest_provenai.attribution.rows import (
     RowCheck,
+    capacity_state,
+    comparative_conflict,
     counted,
     counts_rows,
     cut_values,
+    derived,
     field,
     field_conflict,
     field_parts,
@@ -254,6 +260,30 @@ def _named_field_holds(content: str, values: Sequence[Value], unit: str) -> bool
     return len(rest & named) >= FIELD_COVER * len(rest)
 
 
+def _dated_line(values: Sequence[Value], source_text: str) -> str | None:
+    """The one line of ``source_text`` holding every date and time the claim gives (a
+    calendar's "Sat 17 May  CLOSED - hall booked" for "open on the morning of 17 May"): the
+    line the claim speaks of; None where the claim gives none or not one line holds them."""
+    dated = [v for v in values if v.kind in ("date", "datetime", "time")]
+    if not dated:
+        return None
+    lines = [ln for ln in source_text.split("\n") if ln.strip()]
+    holding = [ln for ln in lines if all(m.present for m in match_values(dated, ln))]
+    return holding[0] if len(holding) == 1 else None
+
+
+def _email(text: str) -> bool:
+    """Whether ``text`` opens with an email's header lines (``From:`` and ``Subject:``)."""
+    head = text.split("\n\n", 1)[0]
+    keys = {kv[0].strip().casefold() for kv in map(field, head.split("\n")) if kv}
+    return {"from", "subject"} <= keys
+
+
+def _prose_record(record: str) -> bool:
+    """Whether a record holds no ``key: value`` field and six words or more: prose."""
+    return not any(field(line) for line in record.split("\n")) and len(content_terms(record)) >= 6
+
+
 def _without(check: ValueCheck, counts: Sequence[str]) -> ValueCheck:
     """``check`` with the counts the rows bear out present (:func:`.rows.counted`): "two of
     the four" is counted from rows, never found as a cell's value."""
@@ -294,6 +324,9 @@ def support_signals(
     borne += listed_count(content, read, source_text)
     # and amounts the claim works out from two others ("£920 and £690, £1,610 between them")
     borne += worked_out(read, source_text, borne)
+    # and amounts one record of the output works out ("still has five places" of capacity 12,
+    # booked 7; "would cost £98" of stock 7 at £14.00)
+    borne += derived(content, read, source_text, borne)
     if structured and asked:
         # an identifier the call asked for is what its output is about ("CB-T04" of a query
         # ``WHERE turbine = 'CB-T04'`` whose rows never repeat it); one the output states
@@ -307,6 +340,10 @@ def support_signals(
     values = _without(check_values(content, premise), borne)
     values_all = _without(check_values(content, all_texts), borne)
     row = row_check(content, read, source_text)
+    if row.structured and _email(source_text) and _prose_record(row.row):
+        # the claim's record is prose (an email's body under its ``From:``/``Date:`` lines):
+        # its sentences are read as prose's are, one sentence against another
+        row = RowCheck(False)
     if borne and row.structured:
         # a claim that counts rows speaks of the table: its counts, and the ends of the span
         # it counts over ("seven sessions tuesday to saturday"), are no row's values
@@ -333,7 +370,7 @@ def support_signals(
             missing=tuple(dict.fromkeys((*values.missing, *rated))),
             conflicting=tuple(dict.fromkeys((*values.conflicting, *rated))),
         )
-    unit = row.row if row.structured else best_chunk
+    unit = row.row if row.structured else _dated_line(read, source_text) or best_chunk
     pol = polarity(content, unit, fields=not counts_rows(content, read))
     record = None if row.structured else _one_record(source_text)
     if record is not None and pol.antonym is None and pol.flag is None:
@@ -381,6 +418,13 @@ def support_signals(
         content, [v for v in read if v.text not in borne], source_text
     ):
         conflict = "superlative_conflict"
+    elif comparative_conflict(content, source_text):
+        conflict = "superlative_conflict"
+    # what the claim says of a record's room against its capacity and bookings ("the
+    # morning tower climb is sold out" of ``capacity: 12``, ``booked: 12``)
+    room = capacity_state(content, row.row if row.structured else record or "")
+    if room is False and conflict is None:
+        conflict = "field_conflict"
     row_values_ok = not row.structured or not row.missing
     quoted = (
         not structured
@@ -410,6 +454,7 @@ def support_signals(
         (row.structured or record is not None)
         and (
             len(read) >= 2
+            or room is True
             # ... and a field its one value, where the claim names the field ("Bins need to
             # be out by half past six" of ``bins_out_by: 06:30``)
             or _named_field_holds(content, read, row.row if row.structured else record or "")

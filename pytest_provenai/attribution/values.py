@@ -344,10 +344,11 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "date",
         re.compile(
-            rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}(?:,?\s+{_YEAR})?\b"
+            # (a day is no clock's minutes: "08:00-18:00 April to September")
+            rf"(?<!:)\b{_DAY}(?:\s+of)?\s+{_MONTH}(?:,?\s+{_YEAR})?\b"
             rf"|\b{_MONTH}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?!:)"
             rf"|\b{_MONTH}\s+{_YEAR}\b|\b{_YEAR}-(?:0[1-9]|1[0-2])\b(?!-)"
-            rf"|\b{_DAY}(?:\s+of)?\s+(?:{_MONTH_LOWER}(?:,?\s+{_YEAR})?\b(?![\w-])"
+            rf"|(?<!:)\b{_DAY}(?:\s+of)?\s+(?:{_MONTH_LOWER}(?:,?\s+{_YEAR})?\b(?![\w-])"
             rf"|may(?:,?\s+{_YEAR}\b|(?=[ \t]*(?:[,.;:!?)]|$))))"
             rf"|\b{_MONTH_LOWER}\s+{_DAY}(?:,?\s+{_YEAR})?\b(?![:\w-])"
             # "may" before a day only with an ordinal, a year or punctuation ("opens may
@@ -2062,6 +2063,27 @@ def _key_words(name: str) -> list[str]:
     return [w for w in re.split(r"[_\s()/]+", name.casefold()) if w]
 
 
+def _under_other_unit(v: Value, have: Sequence[Value], texts: Sequence[str]) -> bool:
+    """Whether every place the evidence writes quantity ``v``'s number bare is a field or
+    column that names a unit, none of ``v``'s dimension ("650 litres" against ``apples_kg:
+    650``). A pound is left alone: it is money as often as mass."""
+    if _sterling(v) != v or "/" in str(v.key[1]):
+        return False  # (a rate's field names its two units: ``night_flow_l_per_h``)
+    claimed = float(v.key[2])
+    bare = sum(1 for b in have if b.kind == "number" and _near(b.key, claimed, v.bound))
+    dims: list[set[str]] = []
+    for text in texts:
+        for unit_text, written in _unit_cells(text):
+            try:
+                number = float(written.replace(",", ""))
+            except ValueError:
+                continue
+            if _near(number, claimed, v.bound):
+                units = [_quantity(1.0, u) for u in unit_text.split("|") if u]
+                dims.append({str(u[1]) for u in units if u is not None})
+    return bool(dims) and len(dims) >= bare and all(len(d) == 1 and v.key[1] not in d for d in dims)
+
+
 def _in_unit_field(v: Value, texts: Sequence[str]) -> bool:
     """Whether quantity ``v`` is a number of the evidence in the unit its field or column
     names (:func:`_unit_cells`): that field's or column's numbers only, not any number of the
@@ -2424,9 +2446,12 @@ def match_values(
                     for b in have
                 )
                 own_named, other_named = _header_units(v, folded) if present else (False, False)
-                # "9,860 miles" against a column "odometer_km | 9,860": another unit's number
-                other_unit = present and other_named and not own_named
-                converted = _in_header_unit(v, have, folded, texts)
+                # "9,860 miles" against a column "odometer_km | 9,860": another unit's number;
+                # "650 litres" against ``apples_kg: 650`` beside ``juice_litres: 377``: a
+                # number the evidence writes only under another dimension's unit
+                under = present and _under_other_unit(v, have, texts)
+                other_unit = present and ((other_named and not own_named) or under)
+                converted = not under and _in_header_unit(v, have, folded, texts)
                 if other_unit and not converted:
                     out.append(ValueMatch(v, False, True))
                     continue

@@ -11,7 +11,8 @@ A claim's verdict, first that applies:
   ``antonym_conflict`` / ``field_conflict`` / ``superlative_conflict`` — the claim's row
   lacks a value another row holds, the claim negates or says the antonym of its evidence
   unit, the field the claim names holds another value of the same sort, or another row
-  beats the value the claim calls the highest or lowest
+  beats the value the claim calls the highest or lowest (or the source's amounts of two
+  things the claim compares compare them the other way)
   (:mod:`~pytest_provenai.attribution.support`), whatever the calibrated score;
 * ``supported`` or ``conflated`` — the calibrated support probability reaches the
   threshold and no protected value is missing from the routed premise (or a neutral
