@@ -910,6 +910,18 @@ def test_forty_sixth_round_a_claims_date_picks_its_line() -> None:
     assert got.conflict == "antonym_conflict"
 
 
+def test_forty_sixth_round_a_claims_times_pick_their_sentence_not_the_whole_line() -> None:
+    """A line of opening hours goes on past the claim's day ("… Closed Sunday."): the
+    sentence holding the claim's times is what it speaks of."""
+    source = (
+        "Main pool hours - Monday to Friday, 6:30 to 21:00. Saturday, 8:00 to 18:00. "
+        "Closed Sunday.\nLearner pool hours - Saturday, 9:00 to 12:00."
+    )
+    claim = "The main pool is open on Saturdays from 8:00 to 18:00."
+    got = support_signals(claim, [source], source, source, [source], structured=False)
+    assert got.conflict is None
+
+
 @pytest.mark.parametrize(
     ("claim", "present"),
     [

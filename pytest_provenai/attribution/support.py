@@ -260,16 +260,25 @@ def _named_field_holds(content: str, values: Sequence[Value], unit: str) -> bool
     return len(rest & named) >= FIELD_COVER * len(rest)
 
 
-def _dated_line(values: Sequence[Value], source_text: str) -> str | None:
-    """The one line of ``source_text`` holding every date and time the claim gives (a
-    calendar's "Sat 17 May  CLOSED - hall booked" for "open on the morning of 17 May"): the
-    line the claim speaks of; None where the claim gives none or not one line holds them."""
+def _dated_part(values: Sequence[Value], source_text: str) -> tuple[str, str] | None:
+    """The one sentence of ``source_text`` (or part between semicolons) holding every date
+    and time the claim gives, with its line (a calendar's "Sat 17 May  CLOSED - hall booked"
+    for "open on the morning of 17 May"; "Saturday, 10:00 to 16:00." of a line that goes on
+    "Closed Sunday."): what the claim speaks of; None where the claim gives none or not one
+    such part holds them."""
     dated = [v for v in values if v.kind in ("date", "datetime", "time")]
     if not dated:
         return None
-    lines = [ln for ln in source_text.split("\n") if ln.strip()]
-    holding = [ln for ln in lines if all(m.present for m in match_values(dated, ln))]
-    return holding[0] if len(holding) == 1 else None
+    found = [
+        (part, line)
+        for line in source_text.split("\n")
+        for part in _LINE_PARTS.split(line)
+        if part.strip() and all(m.present for m in match_values(dated, part))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+_LINE_PARTS = re.compile(r"(?<=[.!?;])\s+(?=\S)")
 
 
 def _email(text: str) -> bool:
@@ -370,8 +379,13 @@ def support_signals(
             missing=tuple(dict.fromkeys((*values.missing, *rated))),
             conflicting=tuple(dict.fromkeys((*values.conflicting, *rated))),
         )
-    unit = row.row if row.structured else _dated_line(read, source_text) or best_chunk
+    dated = None if row.structured else _dated_part(read, source_text)
+    unit = row.row if row.structured else dated[0] if dated else best_chunk
     pol = polarity(content, unit, fields=not counts_rows(content, read))
+    if dated and pol.antonym is not None and polarity(content, dated[1]).antonym is None:
+        # an opposite the sentence says but its line answers with the claim's own word ("…
+        # outside the nesting season, 1 March to 31 August. Work inside that period …")
+        pol = replace(pol, antonym=None)
     record = None if row.structured else _one_record(source_text)
     if record is not None and pol.antonym is None and pol.flag is None:
         # a record's fields are read whole for antonyms and negated fields ("as inactive"
