@@ -26,7 +26,10 @@ negated fields (its chunk may be one line of it). A *conflict* makes the claim
   requested 14:02``; :func:`~pytest_provenai.attribution.rows.field_conflict`), or the
   claim gives a field a name the source lacks while the field holds another ("His
   preferred groomer's Carys" against ``preferred_groomer: Marek``;
-  :func:`~pytest_provenai.attribution.rows.name_field_conflict`);
+  :func:`~pytest_provenai.attribution.rows.name_field_conflict`), or the claim says a
+  record is full or has room where its ``capacity`` and ``booked`` fields say the other
+  ("sold out" against ``capacity: 12``, ``booked: 7``;
+  :func:`~pytest_provenai.attribution.rows.capacity_state`);
 * ``superlative_conflict`` — the claim calls its amount the highest or the lowest and
   another row of the table holds a higher or lower one in that column
   (:func:`~pytest_provenai.attribution.rows.superlative_conflict`), or compares two things
@@ -350,7 +353,7 @@ def support_signals(
     values_all = _without(check_values(content, all_texts), borne)
     row = row_check(content, read, source_text)
     if row.structured and _email(source_text) and _prose_record(row.row):
-        # the claim's record is prose (an email's body under its ``From:``/``Date:`` lines):
+        # the claim's record is prose (an email's body under its ``From:``/``Subject:`` lines):
         # its sentences are read as prose's are, one sentence against another
         row = RowCheck(False)
     if borne and row.structured:
@@ -379,9 +382,12 @@ def support_signals(
             missing=tuple(dict.fromkeys((*values.missing, *rated))),
             conflicting=tuple(dict.fromkeys((*values.conflicting, *rated))),
         )
+    unit = row.row if row.structured else best_chunk
+    # the opposite check reads the sentence the claim's dates pick, where they pick one (the
+    # features keep the unit the calibration rows were derived with)
     dated = None if row.structured else _dated_part(read, source_text)
-    unit = row.row if row.structured else dated[0] if dated else best_chunk
-    pol = polarity(content, unit, fields=not counts_rows(content, read))
+    polar = dated[0] if dated else unit
+    pol = polarity(content, polar, fields=not counts_rows(content, read))
     if dated and pol.antonym is not None and polarity(content, dated[1]).antonym is None:
         # an opposite the sentence says but its line answers with the claim's own word ("…
         # outside the nesting season, 1 March to 31 August. Work inside that period …")
@@ -416,7 +422,9 @@ def support_signals(
     conflict: str | None = None
     if row.conflict:
         conflict = "value_from_other_row"
-    elif pol.flag is not None or (pol.negation and stem_overlap(content, unit) >= NEGATION_OVERLAP):
+    elif pol.flag is not None or (
+        pol.negation and stem_overlap(content, polar) >= NEGATION_OVERLAP
+    ):
         conflict = "negation_conflict"
     elif pol.antonym is not None:
         conflict = "antonym_conflict"
