@@ -63,6 +63,7 @@ from pytest_provenai.attribution.values import (
     UNIT_SUFFIXES,
     Value,
     ValueMatch,
+    clock_minutes,
     magnitude,
     match_values,
     read_values,
@@ -90,6 +91,7 @@ __all__ = [
     "records",
     "row_check",
     "said_fields",
+    "sentence_parts",
     "stem",
     "superlative_conflict",
     "tabular_records",
@@ -1304,7 +1306,6 @@ _COMPARING_VERBS = frozenset(
     "runs run ran goes went gets got stays stayed sits sat reads measures measured burns "
     "burned looks feels".split()
 )
-_PARTS = re.compile(r"[;\n]|(?<=[.!?])\s+")
 
 
 def comparative_conflict(content: str, source_text: str) -> bool:
@@ -1322,7 +1323,7 @@ def comparative_conflict(content: str, source_text: str) -> bool:
     first, second = first - second, second - first
     if not first or not second:
         return False
-    parts = [p for p in _PARTS.split(source_text) if p.strip()]
+    parts = sentence_parts(source_text)
 
     def amount(mine: set[str], theirs: set[str]) -> Value | None:
         held = [p for p in parts if mine & content_terms(p) and not theirs & content_terms(p)]
@@ -1763,22 +1764,17 @@ _PRICED = re.compile(
 _SENTENCE_END = re.compile(r"\n|(?<=[.!?;])\s+")
 
 
+def sentence_parts(text: str) -> list[str]:
+    """The non-blank lines of ``text``, each cut at its sentences' ends and semicolons: the
+    parts one value of prose is said in (a worked-out amount's operands, a compared thing's
+    amount, the sentence a claim's dates pick)."""
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+
+
 def _units(source_text: str) -> list[str]:
-    """The records of ``source_text`` (:func:`records`), or for prose its lines and
-    sentences: the units one worked-out amount takes both its operands from."""
-    found = records(source_text)
-    if found:
-        return found
-    return [s for s in _SENTENCE_END.split(source_text) if s.strip()]
-
-
-def _minutes(v: Value) -> int | None:
-    """A time of day's or a date and time's minutes after midnight."""
-    if v.kind == "time":
-        return int(v.key)
-    if v.kind == "datetime" and len(v.key) == 4 and v.key[3] is not None:
-        return int(v.key[3])
-    return None
+    """The records of ``source_text`` (:func:`records`), or for prose its
+    :func:`sentence_parts`: the units one worked-out amount takes both its operands from."""
+    return records(source_text) or sentence_parts(source_text)
 
 
 def _whole(v: Value) -> bool:
@@ -1864,7 +1860,7 @@ def _difference_borne(content: str, v: Value, unit: str, have: Sequence[Value]) 
     if v.kind != "quantity":
         return False
     if v.key[1] == "[time]":
-        times = [m for w in have if (m := _minutes(w)) is not None]
+        times = [m for w in have if (m := clock_minutes(w)) is not None]
         return any(abs((b - a) * 60 - float(v.key[0])) < 1e-6 for a in times for b in times)
     if not str(v.key[1]).startswith("[currency"):
         return False

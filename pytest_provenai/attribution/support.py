@@ -87,6 +87,7 @@ from pytest_provenai.attribution.rows import (
     records,
     row_check,
     said_fields,
+    sentence_parts,
     stem,
     stem_overlap,
     superlative_conflict,
@@ -275,13 +276,10 @@ def _dated_part(values: Sequence[Value], source_text: str) -> tuple[str, str] | 
     found = [
         (part, line)
         for line in source_text.split("\n")
-        for part in _LINE_PARTS.split(line)
-        if part.strip() and all(m.present for m in match_values(dated, part))
+        for part in sentence_parts(line)
+        if all(m.present for m in match_values(dated, part))
     ]
     return found[0] if len(found) == 1 else None
-
-
-_LINE_PARTS = re.compile(r"(?<=[.!?;])\s+(?=\S)")
 
 
 def _email(text: str) -> bool:

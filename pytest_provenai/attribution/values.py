@@ -1524,6 +1524,15 @@ def _money_of_rate(a: Value, b: Value) -> bool:
     return plain.startswith("[currency:") and " / " not in plain and rate.startswith(f"{plain} / ")
 
 
+def clock_minutes(v: Value) -> int | None:
+    """A time of day's or a date and time's minutes after midnight; None for other values."""
+    if v.kind == "time":
+        return int(v.key)
+    if v.kind == "datetime" and len(v.key) == 4 and v.key[3] is not None:
+        return int(v.key[3])
+    return None
+
+
 def _within(a: Value, b: Value) -> bool:
     """Whether evidence value ``b`` states claim value ``a`` with its bound (see
     :class:`Value`): "about 40 minutes" against 38 min, "up to 4" against 4, "more than
@@ -1534,7 +1543,7 @@ def _within(a: Value, b: Value) -> bool:
         if b.kind == "time12":  # against "twenty past five" said in the evidence
             gap = abs(a.key % 720 - b.key)
             return a.bound == "~" and min(gap, 720 - gap) <= _NEAR_MINUTES
-        minutes = b.key if b.kind == "time" else b.key[3] if b.kind == "datetime" else None
+        minutes = clock_minutes(b)
         return minutes is not None and a.bound == "~" and abs(a.key - minutes) <= _NEAR_MINUTES
     if a.kind == "time12":  # "about ten past 7" against 19:08, either half of the day
         minutes = (
